@@ -1,0 +1,133 @@
+package dev.flushless.jdbc;
+
+import dev.flushless.jdbc.wrapper.WrappedConnection;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.DriverPropertyInfo;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Properties;
+import java.util.logging.Logger;
+
+/**
+ * The JDBC driver for {@code jdbc:flushless:<rest>} URLs. It opens the connection with the driver that
+ * accepts {@code jdbc:<rest>} (pgjdbc for {@code jdbc:flushless:postgresql://...}) and returns it wrapped,
+ * so that the application's writes reach the database in fewer statements.
+ *
+ * <p>Registered with {@link DriverManager} through {@code META-INF/services/java.sql.Driver} and when
+ * this class is loaded.
+ */
+public final class FlushlessDriver implements Driver {
+
+    /** The URL prefix this driver accepts. */
+    public static final String URL_PREFIX = "jdbc:flushless:";
+
+    static final int MAJOR_VERSION = 0;
+    static final int MINOR_VERSION = 1;
+
+    static {
+        try {
+            DriverManager.registerDriver(new FlushlessDriver());
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @Override
+    public Connection connect(String url, Properties info) throws SQLException {
+        if (!acceptsURL(url)) {
+            return null; // JDBC: a driver returns null for a URL it does not accept
+        }
+        ConnectionTarget target = ConnectionTarget.parse(url, info);
+        Driver delegate = delegateFor(target.delegateUrl);
+        Connection connection = delegate.connect(target.delegateUrl, target.delegateProperties);
+        if (connection == null) {
+            throw new SQLException("The driver " + delegate.getClass().getName() + " did not accept the URL "
+                    + redact(target.delegateUrl) + " although it said it would. Check the URL after '"
+                    + URL_PREFIX + "'.", "08001");
+        }
+        return new WrappedConnection(connection, target.config);
+    }
+
+    @Override
+    public boolean acceptsURL(String url) {
+        return url != null && url.startsWith(URL_PREFIX);
+    }
+
+    @Override
+    public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) throws SQLException {
+        if (!acceptsURL(url)) {
+            return new DriverPropertyInfo[0];
+        }
+        Properties given = info == null ? new Properties() : info;
+        List<DriverPropertyInfo> result = new ArrayList<>();
+        String delegateUrl = "jdbc:" + url.substring(URL_PREFIX.length());
+        Driver delegate = findDelegate(delegateUrl);
+        if (delegate != null) {
+            Collections.addAll(result, delegate.getPropertyInfo(delegateUrl, given));
+        }
+        for (FlushlessProperty property : FlushlessProperty.values()) {
+            result.add(property.toDriverPropertyInfo(given));
+        }
+        return result.toArray(new DriverPropertyInfo[0]);
+    }
+
+    @Override
+    public int getMajorVersion() {
+        return MAJOR_VERSION;
+    }
+
+    @Override
+    public int getMinorVersion() {
+        return MINOR_VERSION;
+    }
+
+    /** {@code false}: compliance is the delegate's, and pgjdbc does not claim it either. */
+    @Override
+    public boolean jdbcCompliant() {
+        return false;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return Logger.getLogger("dev.flushless.jdbc");
+    }
+
+    /** The driver that accepts {@code delegateUrl}, or an error naming the URL and the registered drivers. */
+    static Driver delegateFor(String delegateUrl) throws SQLException {
+        Driver driver = findDelegate(delegateUrl);
+        if (driver != null) {
+            return driver;
+        }
+        List<String> registered = new ArrayList<>();
+        for (Driver candidate : Collections.list(DriverManager.getDrivers())) {
+            registered.add(candidate.getClass().getName());
+        }
+        throw new SQLException("No JDBC driver accepts the URL " + redact(delegateUrl)
+                + " (the part after '" + URL_PREFIX + "', with 'jdbc:' in front). Registered drivers: "
+                + registered + ". Put the database's JDBC driver (for PostgreSQL, org.postgresql:postgresql)"
+                + " on the classpath and check the URL.", "08001");
+    }
+
+    private static Driver findDelegate(String delegateUrl) throws SQLException {
+        for (Driver candidate : Collections.list(DriverManager.getDrivers())) {
+            if (!(candidate instanceof FlushlessDriver) && candidate.acceptsURL(delegateUrl)) {
+                return candidate;
+            }
+        }
+        // pgjdbc is a dependency of this driver; use it directly where DriverManager cannot see it
+        // (e.g. a container class loader that hides it from DriverManager).
+        org.postgresql.Driver pgjdbc = new org.postgresql.Driver();
+        return pgjdbc.acceptsURL(delegateUrl) ? pgjdbc : null;
+    }
+
+    /** The URL without its query string, which may hold a password. */
+    static String redact(String url) {
+        int query = url.indexOf('?');
+        return query < 0 ? url : url.substring(0, query) + "?...";
+    }
+}

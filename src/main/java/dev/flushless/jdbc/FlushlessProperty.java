@@ -1,0 +1,140 @@
+package dev.flushless.jdbc;
+
+import java.sql.DriverPropertyInfo;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Properties;
+
+/**
+ * Every {@code flushless.*} setting the driver understands, in the style of pgjdbc's {@code PGProperty}:
+ * one place holds each setting's name, default, allowed values and description. The README's property
+ * table is checked against this enum by a test.
+ *
+ * <p>Settings come from the JDBC URL's query string or from the {@link Properties} given to
+ * {@code connect}; when both name the same key, the URL wins (as in pgjdbc). They are removed before the
+ * delegate driver sees the URL or the properties.
+ */
+public enum FlushlessProperty {
+
+    /**
+     * What the driver rewrites. {@code off} passes every call through unchanged; {@code batch} coalesces
+     * JDBC batches; {@code transaction} also buffers the writes of an explicit transaction.
+     */
+    MODE("flushless.mode", "batch", new String[] {"off", "batch", "transaction"},
+            "What to rewrite: off (pass everything through), batch (coalesce JDBC batches),"
+                    + " transaction (also buffer the writes of explicit transactions)");
+
+    /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
+    public static final String PREFIX = "flushless.";
+
+    private final String key;
+    private final String defaultValue;
+    private final String[] choices;
+    private final String description;
+
+    FlushlessProperty(String key, String defaultValue, String[] choices, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.choices = choices;
+        this.description = description;
+    }
+
+    /** The key as written in a URL or {@link Properties}, e.g. {@code flushless.mode}. */
+    public String key() {
+        return key;
+    }
+
+    /** The value used when the setting is absent. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** The allowed values, or an empty array when any value of the right form is allowed. */
+    public String[] choices() {
+        return choices.clone();
+    }
+
+    /** One line saying what the setting does. */
+    public String description() {
+        return description;
+    }
+
+    /** The setting for {@code key}, or {@code null} when no setting has that key. */
+    public static FlushlessProperty forKey(String key) {
+        for (FlushlessProperty property : values()) {
+            if (property.key.equals(key)) {
+                return property;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The validated value of this setting in {@code settings} (its default when absent).
+     *
+     * @throws SQLException SQLState 22023 when the value is not one of the allowed values
+     */
+    public String get(Properties settings) throws SQLException {
+        String value = settings.getProperty(key);
+        if (value == null) {
+            return defaultValue;
+        }
+        return validate(value);
+    }
+
+    /**
+     * Checks {@code value} for this setting and returns it in canonical (lower-case) form.
+     *
+     * @throws SQLException SQLState 22023 naming the key, the value and the allowed values
+     */
+    public String validate(String value) throws SQLException {
+        String canonical = value.trim().toLowerCase(Locale.ROOT);
+        if (choices.length > 0 && Arrays.asList(choices).contains(canonical)) {
+            return canonical;
+        }
+        throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+                + ": allowed values are " + String.join(", ", choices)
+                + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
+                INVALID_PARAMETER_VALUE);
+    }
+
+    /** This setting as {@link java.sql.Driver#getPropertyInfo} reports it, with the value found in {@code settings}. */
+    DriverPropertyInfo toDriverPropertyInfo(Properties settings) {
+        DriverPropertyInfo info = new DriverPropertyInfo(key, settings.getProperty(key, defaultValue));
+        info.description = description;
+        info.required = false;
+        info.choices = choices.length == 0 ? null : choices.clone();
+        return info;
+    }
+
+    /** SQLState for a bad setting: {@code invalid_parameter_value}, as PostgreSQL uses for bad SET values. */
+    static final String INVALID_PARAMETER_VALUE = "22023";
+
+    /**
+     * Rejects any {@code flushless.*} key this enum does not declare, so a typo is an error rather than
+     * a setting silently ignored.
+     *
+     * @throws SQLException SQLState 22023 naming the unknown key and listing the known ones
+     */
+    static void rejectUnknownKeys(Properties settings) throws SQLException {
+        for (String name : settings.stringPropertyNames()) {
+            if (name.startsWith(PREFIX) && forKey(name) == null) {
+                throw new SQLException("Unknown Flushless setting '" + name + "' (value '"
+                        + settings.getProperty(name) + "'): known settings are " + knownKeys()
+                        + ". Remove it or correct its spelling.", INVALID_PARAMETER_VALUE);
+            }
+        }
+    }
+
+    private static String knownKeys() {
+        StringBuilder keys = new StringBuilder();
+        for (FlushlessProperty property : values()) {
+            if (keys.length() > 0) {
+                keys.append(", ");
+            }
+            keys.append(property.key);
+        }
+        return keys.toString();
+    }
+}

@@ -1,0 +1,629 @@
+package dev.flushless.jdbc.wrapper;
+
+import java.io.InputStream;
+import java.io.Reader;
+import java.math.BigDecimal;
+import java.net.URL;
+import java.sql.*;
+import java.util.Calendar;
+import java.util.Map;
+
+/**
+ * A {@link CallableStatement} handed out by {@link WrappedConnection}; calls pass through unchanged.
+ */
+public class WrappedCallableStatement extends WrappedPreparedStatement implements CallableStatement {
+
+    final CallableStatement callable;
+
+    WrappedCallableStatement(CallableStatement delegate, WrappedConnection connection, String sql) {
+        super(delegate, connection, sql);
+        this.callable = delegate;
+    }
+
+    // ---- plain delegation below ----
+
+    @Override
+    public void registerOutParameter(int parameterIndex, int sqlType) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType);
+    }
+
+    @Override
+    public void registerOutParameter(int parameterIndex, int sqlType, int scale) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType, scale);
+    }
+
+    @Override
+    public boolean wasNull() throws SQLException {
+        return callable.wasNull();
+    }
+
+    @Override
+    public String getString(int parameterIndex) throws SQLException {
+        return callable.getString(parameterIndex);
+    }
+
+    @Override
+    public boolean getBoolean(int parameterIndex) throws SQLException {
+        return callable.getBoolean(parameterIndex);
+    }
+
+    @Override
+    public byte getByte(int parameterIndex) throws SQLException {
+        return callable.getByte(parameterIndex);
+    }
+
+    @Override
+    public short getShort(int parameterIndex) throws SQLException {
+        return callable.getShort(parameterIndex);
+    }
+
+    @Override
+    public int getInt(int parameterIndex) throws SQLException {
+        return callable.getInt(parameterIndex);
+    }
+
+    @Override
+    public long getLong(int parameterIndex) throws SQLException {
+        return callable.getLong(parameterIndex);
+    }
+
+    @Override
+    public float getFloat(int parameterIndex) throws SQLException {
+        return callable.getFloat(parameterIndex);
+    }
+
+    @Override
+    public double getDouble(int parameterIndex) throws SQLException {
+        return callable.getDouble(parameterIndex);
+    }
+
+    @Override
+    public BigDecimal getBigDecimal(int parameterIndex, int scale) throws SQLException {
+        return callable.getBigDecimal(parameterIndex, scale);
+    }
+
+    @Override
+    public byte[] getBytes(int parameterIndex) throws SQLException {
+        return callable.getBytes(parameterIndex);
+    }
+
+    @Override
+    public java.sql.Date getDate(int parameterIndex) throws SQLException {
+        return callable.getDate(parameterIndex);
+    }
+
+    @Override
+    public java.sql.Time getTime(int parameterIndex) throws SQLException {
+        return callable.getTime(parameterIndex);
+    }
+
+    @Override
+    public java.sql.Timestamp getTimestamp(int parameterIndex) throws SQLException {
+        return callable.getTimestamp(parameterIndex);
+    }
+
+    @Override
+    public Object getObject(int parameterIndex) throws SQLException {
+        return callable.getObject(parameterIndex);
+    }
+
+    @Override
+    public BigDecimal getBigDecimal(int parameterIndex) throws SQLException {
+        return callable.getBigDecimal(parameterIndex);
+    }
+
+    @Override
+    public Object getObject(int parameterIndex, Map<String, Class<?>> map) throws SQLException {
+        return callable.getObject(parameterIndex, map);
+    }
+
+    @Override
+    public Ref getRef(int parameterIndex) throws SQLException {
+        return callable.getRef(parameterIndex);
+    }
+
+    @Override
+    public Blob getBlob(int parameterIndex) throws SQLException {
+        return callable.getBlob(parameterIndex);
+    }
+
+    @Override
+    public Clob getClob(int parameterIndex) throws SQLException {
+        return callable.getClob(parameterIndex);
+    }
+
+    @Override
+    public Array getArray(int parameterIndex) throws SQLException {
+        return callable.getArray(parameterIndex);
+    }
+
+    @Override
+    public java.sql.Date getDate(int parameterIndex, Calendar cal) throws SQLException {
+        return callable.getDate(parameterIndex, cal);
+    }
+
+    @Override
+    public java.sql.Time getTime(int parameterIndex, Calendar cal) throws SQLException {
+        return callable.getTime(parameterIndex, cal);
+    }
+
+    @Override
+    public java.sql.Timestamp getTimestamp(int parameterIndex, Calendar cal) throws SQLException {
+        return callable.getTimestamp(parameterIndex, cal);
+    }
+
+    @Override
+    public void registerOutParameter(int parameterIndex, int sqlType, String typeName) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType, typeName);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, int sqlType) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, int sqlType, int scale) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType, scale);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, int sqlType, String typeName) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType, typeName);
+    }
+
+    @Override
+    public java.net.URL getURL(int parameterIndex) throws SQLException {
+        return callable.getURL(parameterIndex);
+    }
+
+    @Override
+    public void setURL(String parameterName, java.net.URL val) throws SQLException {
+        callable.setURL(parameterName, val);
+    }
+
+    @Override
+    public void setNull(String parameterName, int sqlType) throws SQLException {
+        callable.setNull(parameterName, sqlType);
+    }
+
+    @Override
+    public void setBoolean(String parameterName, boolean x) throws SQLException {
+        callable.setBoolean(parameterName, x);
+    }
+
+    @Override
+    public void setByte(String parameterName, byte x) throws SQLException {
+        callable.setByte(parameterName, x);
+    }
+
+    @Override
+    public void setShort(String parameterName, short x) throws SQLException {
+        callable.setShort(parameterName, x);
+    }
+
+    @Override
+    public void setInt(String parameterName, int x) throws SQLException {
+        callable.setInt(parameterName, x);
+    }
+
+    @Override
+    public void setLong(String parameterName, long x) throws SQLException {
+        callable.setLong(parameterName, x);
+    }
+
+    @Override
+    public void setFloat(String parameterName, float x) throws SQLException {
+        callable.setFloat(parameterName, x);
+    }
+
+    @Override
+    public void setDouble(String parameterName, double x) throws SQLException {
+        callable.setDouble(parameterName, x);
+    }
+
+    @Override
+    public void setBigDecimal(String parameterName, BigDecimal x) throws SQLException {
+        callable.setBigDecimal(parameterName, x);
+    }
+
+    @Override
+    public void setString(String parameterName, String x) throws SQLException {
+        callable.setString(parameterName, x);
+    }
+
+    @Override
+    public void setBytes(String parameterName, byte[] x) throws SQLException {
+        callable.setBytes(parameterName, x);
+    }
+
+    @Override
+    public void setDate(String parameterName, java.sql.Date x) throws SQLException {
+        callable.setDate(parameterName, x);
+    }
+
+    @Override
+    public void setTime(String parameterName, java.sql.Time x) throws SQLException {
+        callable.setTime(parameterName, x);
+    }
+
+    @Override
+    public void setTimestamp(String parameterName, java.sql.Timestamp x) throws SQLException {
+        callable.setTimestamp(parameterName, x);
+    }
+
+    @Override
+    public void setAsciiStream(String parameterName, java.io.InputStream x, int length) throws SQLException {
+        callable.setAsciiStream(parameterName, x, length);
+    }
+
+    @Override
+    public void setBinaryStream(String parameterName, java.io.InputStream x, int length) throws SQLException {
+        callable.setBinaryStream(parameterName, x, length);
+    }
+
+    @Override
+    public void setObject(String parameterName, Object x, int targetSqlType, int scale) throws SQLException {
+        callable.setObject(parameterName, x, targetSqlType, scale);
+    }
+
+    @Override
+    public void setObject(String parameterName, Object x, int targetSqlType) throws SQLException {
+        callable.setObject(parameterName, x, targetSqlType);
+    }
+
+    @Override
+    public void setObject(String parameterName, Object x) throws SQLException {
+        callable.setObject(parameterName, x);
+    }
+
+    @Override
+    public void setCharacterStream(String parameterName, java.io.Reader reader, int length) throws SQLException {
+        callable.setCharacterStream(parameterName, reader, length);
+    }
+
+    @Override
+    public void setDate(String parameterName, java.sql.Date x, Calendar cal) throws SQLException {
+        callable.setDate(parameterName, x, cal);
+    }
+
+    @Override
+    public void setTime(String parameterName, java.sql.Time x, Calendar cal) throws SQLException {
+        callable.setTime(parameterName, x, cal);
+    }
+
+    @Override
+    public void setTimestamp(String parameterName, java.sql.Timestamp x, Calendar cal) throws SQLException {
+        callable.setTimestamp(parameterName, x, cal);
+    }
+
+    @Override
+    public void setNull(String parameterName, int sqlType, String typeName) throws SQLException {
+        callable.setNull(parameterName, sqlType, typeName);
+    }
+
+    @Override
+    public String getString(String parameterName) throws SQLException {
+        return callable.getString(parameterName);
+    }
+
+    @Override
+    public boolean getBoolean(String parameterName) throws SQLException {
+        return callable.getBoolean(parameterName);
+    }
+
+    @Override
+    public byte getByte(String parameterName) throws SQLException {
+        return callable.getByte(parameterName);
+    }
+
+    @Override
+    public short getShort(String parameterName) throws SQLException {
+        return callable.getShort(parameterName);
+    }
+
+    @Override
+    public int getInt(String parameterName) throws SQLException {
+        return callable.getInt(parameterName);
+    }
+
+    @Override
+    public long getLong(String parameterName) throws SQLException {
+        return callable.getLong(parameterName);
+    }
+
+    @Override
+    public float getFloat(String parameterName) throws SQLException {
+        return callable.getFloat(parameterName);
+    }
+
+    @Override
+    public double getDouble(String parameterName) throws SQLException {
+        return callable.getDouble(parameterName);
+    }
+
+    @Override
+    public byte[] getBytes(String parameterName) throws SQLException {
+        return callable.getBytes(parameterName);
+    }
+
+    @Override
+    public java.sql.Date getDate(String parameterName) throws SQLException {
+        return callable.getDate(parameterName);
+    }
+
+    @Override
+    public java.sql.Time getTime(String parameterName) throws SQLException {
+        return callable.getTime(parameterName);
+    }
+
+    @Override
+    public java.sql.Timestamp getTimestamp(String parameterName) throws SQLException {
+        return callable.getTimestamp(parameterName);
+    }
+
+    @Override
+    public Object getObject(String parameterName) throws SQLException {
+        return callable.getObject(parameterName);
+    }
+
+    @Override
+    public BigDecimal getBigDecimal(String parameterName) throws SQLException {
+        return callable.getBigDecimal(parameterName);
+    }
+
+    @Override
+    public Object getObject(String parameterName, Map<String, Class<?>> map) throws SQLException {
+        return callable.getObject(parameterName, map);
+    }
+
+    @Override
+    public Ref getRef(String parameterName) throws SQLException {
+        return callable.getRef(parameterName);
+    }
+
+    @Override
+    public Blob getBlob(String parameterName) throws SQLException {
+        return callable.getBlob(parameterName);
+    }
+
+    @Override
+    public Clob getClob(String parameterName) throws SQLException {
+        return callable.getClob(parameterName);
+    }
+
+    @Override
+    public Array getArray(String parameterName) throws SQLException {
+        return callable.getArray(parameterName);
+    }
+
+    @Override
+    public java.sql.Date getDate(String parameterName, Calendar cal) throws SQLException {
+        return callable.getDate(parameterName, cal);
+    }
+
+    @Override
+    public java.sql.Time getTime(String parameterName, Calendar cal) throws SQLException {
+        return callable.getTime(parameterName, cal);
+    }
+
+    @Override
+    public java.sql.Timestamp getTimestamp(String parameterName, Calendar cal) throws SQLException {
+        return callable.getTimestamp(parameterName, cal);
+    }
+
+    @Override
+    public java.net.URL getURL(String parameterName) throws SQLException {
+        return callable.getURL(parameterName);
+    }
+
+    @Override
+    public RowId getRowId(int parameterIndex) throws SQLException {
+        return callable.getRowId(parameterIndex);
+    }
+
+    @Override
+    public RowId getRowId(String parameterName) throws SQLException {
+        return callable.getRowId(parameterName);
+    }
+
+    @Override
+    public void setRowId(String parameterName, RowId x) throws SQLException {
+        callable.setRowId(parameterName, x);
+    }
+
+    @Override
+    public void setNString(String parameterName, String value) throws SQLException {
+        callable.setNString(parameterName, value);
+    }
+
+    @Override
+    public void setNCharacterStream(String parameterName, Reader value, long length) throws SQLException {
+        callable.setNCharacterStream(parameterName, value, length);
+    }
+
+    @Override
+    public void setNClob(String parameterName, NClob value) throws SQLException {
+        callable.setNClob(parameterName, value);
+    }
+
+    @Override
+    public void setClob(String parameterName, Reader reader, long length) throws SQLException {
+        callable.setClob(parameterName, reader, length);
+    }
+
+    @Override
+    public void setBlob(String parameterName, InputStream inputStream, long length) throws SQLException {
+        callable.setBlob(parameterName, inputStream, length);
+    }
+
+    @Override
+    public void setNClob(String parameterName, Reader reader, long length) throws SQLException {
+        callable.setNClob(parameterName, reader, length);
+    }
+
+    @Override
+    public NClob getNClob(int parameterIndex) throws SQLException {
+        return callable.getNClob(parameterIndex);
+    }
+
+    @Override
+    public NClob getNClob(String parameterName) throws SQLException {
+        return callable.getNClob(parameterName);
+    }
+
+    @Override
+    public void setSQLXML(String parameterName, SQLXML xmlObject) throws SQLException {
+        callable.setSQLXML(parameterName, xmlObject);
+    }
+
+    @Override
+    public SQLXML getSQLXML(int parameterIndex) throws SQLException {
+        return callable.getSQLXML(parameterIndex);
+    }
+
+    @Override
+    public SQLXML getSQLXML(String parameterName) throws SQLException {
+        return callable.getSQLXML(parameterName);
+    }
+
+    @Override
+    public String getNString(int parameterIndex) throws SQLException {
+        return callable.getNString(parameterIndex);
+    }
+
+    @Override
+    public String getNString(String parameterName) throws SQLException {
+        return callable.getNString(parameterName);
+    }
+
+    @Override
+    public java.io.Reader getNCharacterStream(int parameterIndex) throws SQLException {
+        return callable.getNCharacterStream(parameterIndex);
+    }
+
+    @Override
+    public java.io.Reader getNCharacterStream(String parameterName) throws SQLException {
+        return callable.getNCharacterStream(parameterName);
+    }
+
+    @Override
+    public java.io.Reader getCharacterStream(int parameterIndex) throws SQLException {
+        return callable.getCharacterStream(parameterIndex);
+    }
+
+    @Override
+    public java.io.Reader getCharacterStream(String parameterName) throws SQLException {
+        return callable.getCharacterStream(parameterName);
+    }
+
+    @Override
+    public void setBlob(String parameterName, Blob x) throws SQLException {
+        callable.setBlob(parameterName, x);
+    }
+
+    @Override
+    public void setClob(String parameterName, Clob x) throws SQLException {
+        callable.setClob(parameterName, x);
+    }
+
+    @Override
+    public void setAsciiStream(String parameterName, java.io.InputStream x, long length) throws SQLException {
+        callable.setAsciiStream(parameterName, x, length);
+    }
+
+    @Override
+    public void setBinaryStream(String parameterName, java.io.InputStream x, long length) throws SQLException {
+        callable.setBinaryStream(parameterName, x, length);
+    }
+
+    @Override
+    public void setCharacterStream(String parameterName, java.io.Reader reader, long length) throws SQLException {
+        callable.setCharacterStream(parameterName, reader, length);
+    }
+
+    @Override
+    public void setAsciiStream(String parameterName, java.io.InputStream x) throws SQLException {
+        callable.setAsciiStream(parameterName, x);
+    }
+
+    @Override
+    public void setBinaryStream(String parameterName, java.io.InputStream x) throws SQLException {
+        callable.setBinaryStream(parameterName, x);
+    }
+
+    @Override
+    public void setCharacterStream(String parameterName, java.io.Reader reader) throws SQLException {
+        callable.setCharacterStream(parameterName, reader);
+    }
+
+    @Override
+    public void setNCharacterStream(String parameterName, Reader value) throws SQLException {
+        callable.setNCharacterStream(parameterName, value);
+    }
+
+    @Override
+    public void setClob(String parameterName, Reader reader) throws SQLException {
+        callable.setClob(parameterName, reader);
+    }
+
+    @Override
+    public void setBlob(String parameterName, InputStream inputStream) throws SQLException {
+        callable.setBlob(parameterName, inputStream);
+    }
+
+    @Override
+    public void setNClob(String parameterName, Reader reader) throws SQLException {
+        callable.setNClob(parameterName, reader);
+    }
+
+    @Override
+    public <T> T getObject(int parameterIndex, Class<T> type) throws SQLException {
+        return callable.getObject(parameterIndex, type);
+    }
+
+    @Override
+    public <T> T getObject(String parameterName, Class<T> type) throws SQLException {
+        return callable.getObject(parameterName, type);
+    }
+
+    @Override
+    public void setObject(String parameterName, Object x, SQLType targetSqlType, int scaleOrLength) throws SQLException {
+        callable.setObject(parameterName, x, targetSqlType, scaleOrLength);
+    }
+
+    @Override
+    public void setObject(String parameterName, Object x, SQLType targetSqlType) throws SQLException {
+        callable.setObject(parameterName, x, targetSqlType);
+    }
+
+    @Override
+    public void registerOutParameter(int parameterIndex, SQLType sqlType) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType);
+    }
+
+    @Override
+    public void registerOutParameter(int parameterIndex, SQLType sqlType, int scale) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType, scale);
+    }
+
+    @Override
+    public void registerOutParameter(int parameterIndex, SQLType sqlType, String typeName) throws SQLException {
+        callable.registerOutParameter(parameterIndex, sqlType, typeName);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, SQLType sqlType) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, SQLType sqlType, int scale) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType, scale);
+    }
+
+    @Override
+    public void registerOutParameter(String parameterName, SQLType sqlType, String typeName) throws SQLException {
+        callable.registerOutParameter(parameterName, sqlType, typeName);
+    }
+}

@@ -1,0 +1,177 @@
+package dev.flushless.jdbc.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flushless.jdbc.FlushlessDataSource;
+import dev.flushless.jdbc.testing.PostgresExtension;
+import dev.flushless.jdbc.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The conformance table: every {@link Behaviour} runs against bare pgjdbc and through Flushless (modes
+ * {@code off} and {@code batch}), each in a database of its own, and what the application observed, plus
+ * the final rows of every table the behaviour left behind, must be identical.
+ */
+class ConformanceTest {
+
+    /** Every behaviour of the table, by category. */
+    static List<Behaviour> table() {
+        List<Behaviour> all = new ArrayList<>();
+        all.addAll(DdlAndQueries.behaviours());
+        all.addAll(Setters.behaviours());
+        all.addAll(Batches.behaviours());
+        all.addAll(Transactions.behaviours());
+        all.addAll(ErrorsAndWarnings.behaviours());
+        all.addAll(PgjdbcExtensions.behaviours());
+        all.addAll(Pooling.behaviours());
+        return all;
+    }
+
+    private static final String[] VARIANTS = {"bare", "off", "batch"};
+    private static final TestDatabase[] DATABASES = new TestDatabase[VARIANTS.length];
+
+    @BeforeAll
+    static void createDatabases() {
+        for (int v = 0; v < VARIANTS.length; v++) {
+            DATABASES[v] = PostgresExtension.createDatabase("conformance_" + VARIANTS[v]);
+        }
+    }
+
+    @AfterAll
+    static void dropDatabases() throws SQLException {
+        for (TestDatabase database : DATABASES) {
+            database.close();
+        }
+    }
+
+    @Test
+    void tableHasAtLeastSixtyBehavioursWithDistinctNames() {
+        List<Behaviour> table = table();
+        assertTrue(table.size() >= 60, "conformance table has only " + table.size() + " behaviours");
+        assertEquals(table.size(), table.stream().map(Behaviour::name).distinct().count(), "duplicate behaviour names");
+    }
+
+    @TestFactory
+    Stream<DynamicTest> sameObservationsBareAndThroughFlushless() {
+        List<Behaviour> table = table();
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int i = 0; i < table.size(); i++) {
+            Behaviour behaviour = table.get(i);
+            String schema = "b" + i;
+            tests.add(DynamicTest.dynamicTest(behaviour.name(), () -> {
+                String bare = observe(0, schema, behaviour);
+                for (int v = 1; v < VARIANTS.length; v++) {
+                    assertEquals(bare, observe(v, schema, behaviour),
+                            "flushless mode " + VARIANTS[v] + " differs from bare pgjdbc in: " + behaviour.name());
+                }
+            }));
+        }
+        return tests.stream();
+    }
+
+    /** Runs {@code behaviour} in a fresh schema of variant {@code v}'s database; returns the transcript and final rows. */
+    private static String observe(int v, String schema, Behaviour behaviour) throws Exception {
+        TestDatabase db = DATABASES[v];
+        db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "CREATE SCHEMA " + schema);
+        String pgjdbcUrl = withParameter(db.pgjdbcUrl(), "currentSchema=" + schema);
+        String url = v == 0 ? pgjdbcUrl
+                : withParameter("jdbc:flushless:" + pgjdbcUrl.substring("jdbc:".length()), "flushless.mode=" + VARIANTS[v]);
+        Properties credentials = db.credentials();
+        List<Connection> opened = new ArrayList<>();
+        Transcript transcript = new Transcript();
+        try {
+            Connection main = DriverManager.getConnection(url, credentials);
+            opened.add(main);
+            Behaviour.Env env = new Behaviour.Env() {
+                @Override
+                public Connection connection() {
+                    return main;
+                }
+
+                @Override
+                public Connection open() throws SQLException {
+                    Connection c = DriverManager.getConnection(url, credentials);
+                    opened.add(c);
+                    return c;
+                }
+
+                @Override
+                public DataSource dataSource() {
+                    return dataSourceFor(v, url, credentials);
+                }
+            };
+            behaviour.action().run(env, transcript);
+        } catch (Exception e) {
+            if (v == 0) {
+                throw new AssertionError("behaviour '" + behaviour.name() + "' failed on bare pgjdbc: " + e, e);
+            }
+            transcript.add("uncaught", Transcript.describeException(e));
+        } finally {
+            for (Connection c : opened) {
+                try {
+                    c.close();
+                } catch (SQLException ignored) {
+                    // a behaviour may have broken its connection on purpose
+                }
+            }
+        }
+        return transcript + "\n-- final rows --\n" + finalRows(db, schema);
+    }
+
+    private static DataSource dataSourceFor(int v, String url, Properties credentials) {
+        if (v == 0) {
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setURL(url);
+            if (credentials.getProperty("user") != null) {
+                ds.setUser(credentials.getProperty("user"));
+            }
+            return ds;
+        }
+        FlushlessDataSource ds = new FlushlessDataSource();
+        ds.setUrl(url);
+        ds.setUser(credentials.getProperty("user"));
+        return ds;
+    }
+
+    private static String finalRows(TestDatabase db, String schema) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = db.bare(); Statement s = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = '"
+                    + schema + "' AND table_type = 'BASE TABLE' ORDER BY table_name")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            for (String table : tables) {
+                out.append("table ").append(table).append('\n');
+                try (ResultSet rs = s.executeQuery("SELECT t::text FROM " + schema + ".\"" + table + "\" t ORDER BY 1")) {
+                    while (rs.next()) {
+                        out.append("  ").append(rs.getString(1)).append('\n');
+                    }
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static String withParameter(String url, String parameter) {
+        return url + (url.contains("?") ? "&" : "?") + parameter;
+    }
+}

@@ -1,0 +1,142 @@
+package dev.flushless.jdbc.testing;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * A database of its own for one test class, on the run's {@link TestServer}, with helpers to connect bare
+ * (pgjdbc) or through Flushless and to read exact server-side statement counts from
+ * {@code pg_stat_statements}.
+ */
+public final class TestDatabase implements AutoCloseable {
+
+    private final TestServer server;
+    private final String name;
+
+    TestDatabase(TestServer server, String name) {
+        this.server = server;
+        this.name = name;
+    }
+
+    /** The database's name. */
+    public String name() {
+        return name;
+    }
+
+    /** A {@code jdbc:postgresql:} URL of this database, credentials included. */
+    public String pgjdbcUrl() {
+        return server.baseUrl + name + server.query;
+    }
+
+    /** The same database as a {@code jdbc:flushless:postgresql:} URL. */
+    public String flushlessUrl() {
+        return "jdbc:flushless:" + pgjdbcUrl().substring("jdbc:".length());
+    }
+
+    /** The Flushless URL with {@code parameters} (e.g. {@code "flushless.mode=off"}) added to its query. */
+    public String flushlessUrl(String parameters) {
+        String url = flushlessUrl();
+        return url + (url.contains("?") ? "&" : "?") + parameters;
+    }
+
+    /** Credentials to pass as connection properties (may be empty when the URL carries them). */
+    public Properties credentials() {
+        return (Properties) server.credentials.clone();
+    }
+
+    /** A bare pgjdbc connection. */
+    public Connection bare() throws SQLException {
+        return DriverManager.getConnection(pgjdbcUrl(), credentials());
+    }
+
+    /** A bare pgjdbc connection with extra pgjdbc properties, e.g. {@code reWriteBatchedInserts}. */
+    public Connection bare(Properties extra) throws SQLException {
+        Properties properties = credentials();
+        properties.putAll(extra);
+        return DriverManager.getConnection(pgjdbcUrl(), properties);
+    }
+
+    /** A Flushless connection in {@code mode} ({@code off}, {@code batch} or {@code transaction}). */
+    public Connection flushless(String mode) throws SQLException {
+        return DriverManager.getConnection(flushlessUrl("flushless.mode=" + mode), credentials());
+    }
+
+    /** Runs {@code sql} statements on a bare connection (setup). */
+    public void execute(String... sql) throws SQLException {
+        try (Connection c = bare(); Statement s = c.createStatement()) {
+            for (String statement : sql) {
+                s.execute(statement);
+            }
+        }
+    }
+
+    /** The rows of {@code query} on a bare connection, each row as a list of column values (as strings). */
+    public List<List<String>> rows(String query) throws SQLException {
+        try (Connection c = bare(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            List<List<String>> rows = new ArrayList<>();
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>(columns);
+                for (int i = 1; i <= columns; i++) {
+                    row.add(rs.getString(i));
+                }
+                rows.add(row);
+            }
+            return rows;
+        }
+    }
+
+    /** Skips the calling test, with the reason printed, when the server does not track statements. */
+    public void assumeStatementStats() {
+        assumeTrue(server.hasStatementStats(),
+                "pg_stat_statements is not preloaded on " + server.description + ": statement counts unavailable");
+    }
+
+    /** Forgets all statement statistics of the server (call before the measured part of a test). */
+    public void resetStatementCounts() throws SQLException {
+        assumeStatementStats();
+        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_statements_reset()");
+        }
+    }
+
+    /**
+     * Executions counted by the server in this database since the last reset, of statements whose
+     * normalised text matches the SQL {@code LIKE} pattern {@code likePattern} (case-insensitive).
+     */
+    public long statementCount(String likePattern) throws SQLException {
+        assumeStatementStats();
+        try (Connection c = server.connect(server.adminDatabase);
+             PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s"
+                     + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ? AND s.query ILIKE ?")) {
+            ps.setString(1, name);
+            ps.setString(2, likePattern);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Drops the database when JUnit closes the run's store (after the last test). */
+    @Override
+    public void close() throws SQLException {
+        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " on " + server.description;
+    }
+}
