@@ -1,0 +1,50 @@
+package dev.flushless.jdbc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Keeps the README true: its property table matches {@link FlushlessProperty}; CI calls its test command. */
+class ReadmeTest {
+
+    private static String readme() throws IOException {
+        return Files.readString(Path.of("README.md"));
+    }
+
+    @Test
+    void propertyTableMatchesTheEnum() throws IOException {
+        String readme = readme();
+        int start = readme.indexOf("<!-- properties:start -->");
+        int end = readme.indexOf("<!-- properties:end -->");
+        assertTrue(start >= 0 && end > start, "README lacks the properties:start/end markers");
+        List<String> documented = new ArrayList<>();
+        for (String line : readme.substring(start, end).split("\n")) {
+            if (line.startsWith("| `flushless.")) {
+                documented.add(line.trim());
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        for (FlushlessProperty property : FlushlessProperty.values()) {
+            List<String> choices = new ArrayList<>();
+            for (String choice : property.choices()) {
+                choices.add("`" + choice + "`");
+            }
+            expected.add("| `" + property.key() + "` | `" + property.defaultValue() + "` | "
+                    + (choices.isEmpty() ? "any" : String.join(", ", choices)) + " | " + property.description() + " |");
+        }
+        assertEquals(String.join("\n", expected), String.join("\n", documented),
+                "README property table drifted from FlushlessProperty; copy the expected rows into README.md");
+    }
+
+    @Test
+    void ciRunsTheReadmeTestCommand() throws IOException {
+        assertTrue(readme().contains("\nmvn -B test\n"), "README must show the test command");
+        assertTrue(Files.readString(Path.of(".ci/run")).contains("\nmvn -B test\n"), ".ci/run must call it");
+    }
+}
