@@ -305,6 +305,41 @@ final class DdlAndQueries {
                     t.call("executeUpdate with returning", () -> c.createStatement().executeUpdate(
                             "INSERT INTO r (v) VALUES ('c') RETURNING id"));
                 }),
+                of("query: CallableStatement with functions, OUT parameters and procedures", (env, t) -> {
+                    Connection c = env.connection();
+                    Statement s = c.createStatement();
+                    s.execute("CREATE FUNCTION twice(x int) RETURNS int LANGUAGE sql AS 'SELECT x * 2'");
+                    s.execute("CREATE FUNCTION split(x int, OUT half int, OUT rest int) LANGUAGE sql AS 'SELECT x / 2, x % 2'");
+                    s.execute("CREATE TABLE called (v int)");
+                    s.execute("CREATE PROCEDURE add_row(x int) LANGUAGE sql AS 'INSERT INTO called VALUES (x)'");
+                    t.add("nativeSQL", c.nativeSQL("{? = call twice(?)}"));
+                    java.sql.CallableStatement cs = c.prepareCall("{? = call twice(?)}");
+                    cs.registerOutParameter(1, java.sql.Types.INTEGER);
+                    cs.setInt(2, 21);
+                    t.add("execute", cs.execute());
+                    t.add("result", cs.getInt(1));
+                    t.add("wasNull", cs.wasNull());
+                    t.add("connection identity", cs.getConnection() == c);
+                    java.sql.CallableStatement out = c.prepareCall("{call split(?, ?, ?)}");
+                    out.setInt(1, 7);
+                    out.registerOutParameter(2, java.sql.Types.INTEGER);
+                    out.registerOutParameter(3, java.sql.Types.INTEGER);
+                    out.execute();
+                    t.add("half", out.getInt(2));
+                    t.add("rest", out.getObject(3));
+                    java.sql.CallableStatement proc = c.prepareCall("CALL add_row(?)");
+                    proc.setInt(1, 5);
+                    t.add("call procedure", proc.execute());
+                    java.sql.CallableStatement select = c.prepareCall("SELECT twice(?) AS v");
+                    select.setInt(1, 4);
+                    t.rows("callable query", select.executeQuery());
+                    t.call("missing out registration", () -> {
+                        java.sql.CallableStatement bad = c.prepareCall("{? = call twice(?)}");
+                        bad.setInt(2, 1);
+                        bad.execute();
+                        return bad.getInt(1);
+                    });
+                }),
                 of("metadata: DatabaseMetaData identity and product information", (env, t) -> {
                     Connection c = env.connection();
                     java.sql.DatabaseMetaData md = c.getMetaData();
