@@ -19,12 +19,26 @@ public final class FlushlessConfig {
         TRANSACTION
     }
 
-    private static final FlushlessConfig DEFAULTS = new FlushlessConfig(Mode.BATCH);
+    private static final FlushlessConfig DEFAULTS;
+
+    static {
+        try {
+            DEFAULTS = from(new Properties());
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Mode mode;
+    private final int maxRowsPerStatement;
+    private final boolean trustTriggers;
+    private final int parseCacheSize;
 
-    private FlushlessConfig(Mode mode) {
+    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize) {
         this.mode = mode;
+        this.maxRowsPerStatement = maxRowsPerStatement;
+        this.trustTriggers = trustTriggers;
+        this.parseCacheSize = parseCacheSize;
     }
 
     /** The configuration used when no {@code flushless.*} setting is given. */
@@ -40,7 +54,23 @@ public final class FlushlessConfig {
     public static FlushlessConfig from(Properties settings) throws SQLException {
         FlushlessProperty.rejectUnknownKeys(settings);
         Mode mode = Mode.valueOf(FlushlessProperty.MODE.get(settings).toUpperCase(java.util.Locale.ROOT));
-        return new FlushlessConfig(mode);
+        return new FlushlessConfig(mode, FlushlessProperty.MAX_ROWS_PER_STATEMENT.getInt(settings),
+                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings));
+    }
+
+    /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
+    public int maxRowsPerStatement() {
+        return maxRowsPerStatement;
+    }
+
+    /** See {@link FlushlessProperty#TRUST_TRIGGERS}. */
+    public boolean trustTriggers() {
+        return trustTriggers;
+    }
+
+    /** See {@link FlushlessProperty#PARSE_CACHE_SIZE}. */
+    public int parseCacheSize() {
+        return parseCacheSize;
     }
 
     /** The configured {@link Mode}. */

@@ -11,4 +11,7 @@ public interface FlushlessConnection extends Connection {
 
     /** The settings this connection was opened with. */
     FlushlessConfig flushlessConfig();
+
+    /** What this connection's batches were turned into (rewrites by kind, fallbacks by reason). */
+    dev.flushless.jdbc.stats.FlushlessStats flushlessStats();
 }

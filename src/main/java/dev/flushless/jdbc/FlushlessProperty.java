@@ -23,7 +23,26 @@ public enum FlushlessProperty {
      */
     MODE("flushless.mode", "batch", new String[] {"off", "batch", "transaction"},
             "What to rewrite: off (pass everything through), batch (coalesce JDBC batches),"
-                    + " transaction (also buffer the writes of explicit transactions)");
+                    + " transaction (also buffer the writes of explicit transactions)"),
+
+    /**
+     * Upper bound on the rows of one coalesced statement. A batch larger than this runs as several
+     * statements (still in one round trip); the 65535 bind-parameter limit of the protocol also applies.
+     */
+    MAX_ROWS_PER_STATEMENT("flushless.maxRowsPerStatement", "4096", 1, 65535,
+            "Most rows one coalesced statement carries; larger batches become several statements, sent together"),
+
+    /**
+     * Whether tables with user triggers, rules or row-level security may be rewritten. Off by default:
+     * such code can skip rows or read and write other tables, so coalescing could change what it sees.
+     */
+    TRUST_TRIGGERS("flushless.trustTriggers", "false", new String[] {"true", "false"},
+            "Rewrite writes to tables that have user triggers, rules or row-level security (they are left alone"
+                    + " by default)"),
+
+    /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
+    PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
+            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection)");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";
@@ -31,12 +50,25 @@ public enum FlushlessProperty {
     private final String key;
     private final String defaultValue;
     private final String[] choices;
+    private final int min;
+    private final int max;
     private final String description;
 
     FlushlessProperty(String key, String defaultValue, String[] choices, String description) {
         this.key = key;
         this.defaultValue = defaultValue;
         this.choices = choices;
+        this.min = 0;
+        this.max = -1;
+        this.description = description;
+    }
+
+    FlushlessProperty(String key, String defaultValue, int min, int max, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.choices = new String[0];
+        this.min = min;
+        this.max = max;
         this.description = description;
     }
 
@@ -50,9 +82,31 @@ public enum FlushlessProperty {
         return defaultValue;
     }
 
-    /** The allowed values, or an empty array when any value of the right form is allowed. */
+    /** The allowed values, or an empty array for a whole-number setting (see {@link #allowedValues()}). */
     public String[] choices() {
         return choices.clone();
+    }
+
+    /** The allowed values in words, as the README's property table shows them. */
+    public String allowedValues() {
+        if (choices.length == 0) {
+            return min + " to " + max;
+        }
+        StringBuilder text = new StringBuilder();
+        for (String choice : choices) {
+            text.append(text.length() == 0 ? "" : ", ").append('`').append(choice).append('`');
+        }
+        return text.toString();
+    }
+
+    /** The validated value as a whole number (for whole-number settings). */
+    public int getInt(Properties settings) throws SQLException {
+        return Integer.parseInt(get(settings));
+    }
+
+    /** The validated value as a boolean (for {@code true}/{@code false} settings). */
+    public boolean getBoolean(Properties settings) throws SQLException {
+        return Boolean.parseBoolean(get(settings));
     }
 
     /** One line saying what the setting does. */
@@ -90,11 +144,25 @@ public enum FlushlessProperty {
      */
     public String validate(String value) throws SQLException {
         String canonical = value.trim().toLowerCase(Locale.ROOT);
-        if (choices.length > 0 && Arrays.asList(choices).contains(canonical)) {
-            return canonical;
+        if (choices.length > 0) {
+            if (Arrays.asList(choices).contains(canonical)) {
+                return canonical;
+            }
+            throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+                    + ": allowed values are " + String.join(", ", choices)
+                    + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
+                    INVALID_PARAMETER_VALUE);
+        }
+        try {
+            int number = Integer.parseInt(canonical);
+            if (number >= min && number <= max) {
+                return Integer.toString(number);
+            }
+        } catch (NumberFormatException notANumber) {
+            // reported below
         }
         throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
-                + ": allowed values are " + String.join(", ", choices)
+                + ": allowed values are whole numbers from " + min + " to " + max
                 + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
                 INVALID_PARAMETER_VALUE);
     }

@@ -31,12 +31,8 @@ class ReadmeTest {
         }
         List<String> expected = new ArrayList<>();
         for (FlushlessProperty property : FlushlessProperty.values()) {
-            List<String> choices = new ArrayList<>();
-            for (String choice : property.choices()) {
-                choices.add("`" + choice + "`");
-            }
             expected.add("| `" + property.key() + "` | `" + property.defaultValue() + "` | "
-                    + (choices.isEmpty() ? "any" : String.join(", ", choices)) + " | " + property.description() + " |");
+                    + property.allowedValues() + " | " + property.description() + " |");
         }
         assertEquals(String.join("\n", expected), String.join("\n", documented),
                 "README property table drifted from FlushlessProperty; copy the expected rows into README.md");

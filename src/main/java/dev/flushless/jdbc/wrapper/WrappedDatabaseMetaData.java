@@ -21,6 +21,19 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
         return connection;
     }
 
+    /**
+     * Wraps a metadata result set so that {@code getStatement().getConnection()} leads back to the wrapping
+     * connection, never to the pgjdbc connection underneath.
+     */
+    private ResultSet wrap(ResultSet resultSet) throws SQLException {
+        if (resultSet == null) {
+            return null;
+        }
+        Statement statement = resultSet.getStatement();
+        return statement == null ? new WrappedResultSet(resultSet, null)
+                : new WrappedStatement(statement, connection).wrap(resultSet);
+    }
+
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
         return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
@@ -630,87 +643,87 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
 
     @Override
     public ResultSet getProcedures(String catalog, String schemaPattern, String procedureNamePattern) throws SQLException {
-        return delegate.getProcedures(catalog, schemaPattern, procedureNamePattern);
+        return wrap(delegate.getProcedures(catalog, schemaPattern, procedureNamePattern));
     }
 
     @Override
     public ResultSet getProcedureColumns(String catalog, String schemaPattern, String procedureNamePattern, String columnNamePattern) throws SQLException {
-        return delegate.getProcedureColumns(catalog, schemaPattern, procedureNamePattern, columnNamePattern);
+        return wrap(delegate.getProcedureColumns(catalog, schemaPattern, procedureNamePattern, columnNamePattern));
     }
 
     @Override
     public ResultSet getTables(String catalog, String schemaPattern, String tableNamePattern, String[] types) throws SQLException {
-        return delegate.getTables(catalog, schemaPattern, tableNamePattern, types);
+        return wrap(delegate.getTables(catalog, schemaPattern, tableNamePattern, types));
     }
 
     @Override
     public ResultSet getSchemas() throws SQLException {
-        return delegate.getSchemas();
+        return wrap(delegate.getSchemas());
     }
 
     @Override
     public ResultSet getCatalogs() throws SQLException {
-        return delegate.getCatalogs();
+        return wrap(delegate.getCatalogs());
     }
 
     @Override
     public ResultSet getTableTypes() throws SQLException {
-        return delegate.getTableTypes();
+        return wrap(delegate.getTableTypes());
     }
 
     @Override
     public ResultSet getColumns(String catalog, String schemaPattern, String tableNamePattern, String columnNamePattern) throws SQLException {
-        return delegate.getColumns(catalog, schemaPattern, tableNamePattern, columnNamePattern);
+        return wrap(delegate.getColumns(catalog, schemaPattern, tableNamePattern, columnNamePattern));
     }
 
     @Override
     public ResultSet getColumnPrivileges(String catalog, String schema, String table, String columnNamePattern) throws SQLException {
-        return delegate.getColumnPrivileges(catalog, schema, table, columnNamePattern);
+        return wrap(delegate.getColumnPrivileges(catalog, schema, table, columnNamePattern));
     }
 
     @Override
     public ResultSet getTablePrivileges(String catalog, String schemaPattern, String tableNamePattern) throws SQLException {
-        return delegate.getTablePrivileges(catalog, schemaPattern, tableNamePattern);
+        return wrap(delegate.getTablePrivileges(catalog, schemaPattern, tableNamePattern));
     }
 
     @Override
     public ResultSet getBestRowIdentifier(String catalog, String schema, String table, int scope, boolean nullable) throws SQLException {
-        return delegate.getBestRowIdentifier(catalog, schema, table, scope, nullable);
+        return wrap(delegate.getBestRowIdentifier(catalog, schema, table, scope, nullable));
     }
 
     @Override
     public ResultSet getVersionColumns(String catalog, String schema, String table) throws SQLException {
-        return delegate.getVersionColumns(catalog, schema, table);
+        return wrap(delegate.getVersionColumns(catalog, schema, table));
     }
 
     @Override
     public ResultSet getPrimaryKeys(String catalog, String schema, String table) throws SQLException {
-        return delegate.getPrimaryKeys(catalog, schema, table);
+        return wrap(delegate.getPrimaryKeys(catalog, schema, table));
     }
 
     @Override
     public ResultSet getImportedKeys(String catalog, String schema, String table) throws SQLException {
-        return delegate.getImportedKeys(catalog, schema, table);
+        return wrap(delegate.getImportedKeys(catalog, schema, table));
     }
 
     @Override
     public ResultSet getExportedKeys(String catalog, String schema, String table) throws SQLException {
-        return delegate.getExportedKeys(catalog, schema, table);
+        return wrap(delegate.getExportedKeys(catalog, schema, table));
     }
 
     @Override
     public ResultSet getCrossReference(String parentCatalog, String parentSchema, String parentTable, String foreignCatalog, String foreignSchema, String foreignTable) throws SQLException {
-        return delegate.getCrossReference(parentCatalog, parentSchema, parentTable, foreignCatalog, foreignSchema, foreignTable);
+        return wrap(delegate.getCrossReference(parentCatalog, parentSchema, parentTable, foreignCatalog, foreignSchema, foreignTable));
     }
 
     @Override
     public ResultSet getTypeInfo() throws SQLException {
-        return delegate.getTypeInfo();
+        return wrap(delegate.getTypeInfo());
     }
 
     @Override
     public ResultSet getIndexInfo(String catalog, String schema, String table, boolean unique, boolean approximate) throws SQLException {
-        return delegate.getIndexInfo(catalog, schema, table, unique, approximate);
+        return wrap(delegate.getIndexInfo(catalog, schema, table, unique, approximate));
     }
 
     @Override
@@ -775,7 +788,7 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
 
     @Override
     public ResultSet getUDTs(String catalog, String schemaPattern, String typeNamePattern, int[] types) throws SQLException {
-        return delegate.getUDTs(catalog, schemaPattern, typeNamePattern, types);
+        return wrap(delegate.getUDTs(catalog, schemaPattern, typeNamePattern, types));
     }
 
     @Override
@@ -800,17 +813,17 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
 
     @Override
     public ResultSet getSuperTypes(String catalog, String schemaPattern, String typeNamePattern) throws SQLException {
-        return delegate.getSuperTypes(catalog, schemaPattern, typeNamePattern);
+        return wrap(delegate.getSuperTypes(catalog, schemaPattern, typeNamePattern));
     }
 
     @Override
     public ResultSet getSuperTables(String catalog, String schemaPattern, String tableNamePattern) throws SQLException {
-        return delegate.getSuperTables(catalog, schemaPattern, tableNamePattern);
+        return wrap(delegate.getSuperTables(catalog, schemaPattern, tableNamePattern));
     }
 
     @Override
     public ResultSet getAttributes(String catalog, String schemaPattern, String typeNamePattern, String attributeNamePattern) throws SQLException {
-        return delegate.getAttributes(catalog, schemaPattern, typeNamePattern, attributeNamePattern);
+        return wrap(delegate.getAttributes(catalog, schemaPattern, typeNamePattern, attributeNamePattern));
     }
 
     @Override
@@ -865,7 +878,7 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
 
     @Override
     public ResultSet getSchemas(String catalog, String schemaPattern) throws SQLException {
-        return delegate.getSchemas(catalog, schemaPattern);
+        return wrap(delegate.getSchemas(catalog, schemaPattern));
     }
 
     @Override
@@ -880,22 +893,22 @@ public class WrappedDatabaseMetaData implements DatabaseMetaData {
 
     @Override
     public ResultSet getClientInfoProperties() throws SQLException {
-        return delegate.getClientInfoProperties();
+        return wrap(delegate.getClientInfoProperties());
     }
 
     @Override
     public ResultSet getFunctions(String catalog, String schemaPattern, String functionNamePattern) throws SQLException {
-        return delegate.getFunctions(catalog, schemaPattern, functionNamePattern);
+        return wrap(delegate.getFunctions(catalog, schemaPattern, functionNamePattern));
     }
 
     @Override
     public ResultSet getFunctionColumns(String catalog, String schemaPattern, String functionNamePattern, String columnNamePattern) throws SQLException {
-        return delegate.getFunctionColumns(catalog, schemaPattern, functionNamePattern, columnNamePattern);
+        return wrap(delegate.getFunctionColumns(catalog, schemaPattern, functionNamePattern, columnNamePattern));
     }
 
     @Override
     public ResultSet getPseudoColumns(String catalog, String schemaPattern, String tableNamePattern, String columnNamePattern) throws SQLException {
-        return delegate.getPseudoColumns(catalog, schemaPattern, tableNamePattern, columnNamePattern);
+        return wrap(delegate.getPseudoColumns(catalog, schemaPattern, tableNamePattern, columnNamePattern));
     }
 
     @Override

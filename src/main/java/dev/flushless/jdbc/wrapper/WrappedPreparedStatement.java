@@ -4,169 +4,471 @@ import java.io.InputStream;
 import java.io.Reader;
 import java.math.BigDecimal;
 import java.net.URL;
+import dev.flushless.jdbc.analysis.SqlAnalyzer;
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.batch.BatchExecutor;
+import dev.flushless.jdbc.batch.BatchPlan;
+import dev.flushless.jdbc.batch.BatchPlanner;
+import dev.flushless.jdbc.batch.BatchRecorder;
+import dev.flushless.jdbc.batch.Bind;
+import dev.flushless.jdbc.batch.SessionFacts;
+import dev.flushless.jdbc.batch.TableCatalog;
 import java.sql.*;
 import java.util.Calendar;
+import java.util.List;
 
 /**
- * A {@link PreparedStatement} handed out by {@link WrappedConnection}; see {@link WrappedStatement}.
+ * A {@link PreparedStatement} handed out by {@link WrappedConnection}. Every setter goes to pgjdbc at once
+ * (so single executions, errors and parameter checks are pgjdbc's own) and, for an INSERT, UPDATE or
+ * DELETE on a coalescing connection, is also recorded; {@code addBatch()} keeps the recorded row instead of
+ * handing it to pgjdbc, and {@code executeBatch()} runs the rows as few statements as the
+ * {@link BatchPlanner} allows, or replays them into pgjdbc's own batch when it does not.
  */
 public class WrappedPreparedStatement extends WrappedStatement implements PreparedStatement {
 
     final PreparedStatement prepared;
     /** The SQL text the application prepared. */
     final String sql;
+    /** Generated-key columns the application asked for ({@code {"*"}} for all), or {@code null}. */
+    private final String[] keyColumns;
+    private final StatementDescription.Kind leadingKind;
+    /** Recorded setters and batch rows; {@code null} while the statement runs as sent. */
+    private BatchRecorder recorder;
+    /** Why recording stopped for the current batch, or {@code null}. */
+    private String stoppedReason;
+    /** Rows that went straight to pgjdbc's batch after recording stopped. */
+    private int passedThroughRows;
+    /** Generated keys of the last coalesced batch, or {@code null}. */
+    private ResultSet coalescedKeys;
 
     WrappedPreparedStatement(PreparedStatement delegate, WrappedConnection connection, String sql) {
+        this(delegate, connection, sql, null);
+    }
+
+    WrappedPreparedStatement(PreparedStatement delegate, WrappedConnection connection, String sql, String[] keyColumns) {
         super(delegate, connection);
         this.prepared = delegate;
         this.sql = sql;
+        this.keyColumns = keyColumns;
+        this.leadingKind = SqlAnalyzer.leadingKind(sql);
+        this.recorder = isBatchCandidate() ? new BatchRecorder() : null;
+    }
+
+    private boolean isBatchCandidate() {
+        return connection.coalescing() && (leadingKind == StatementDescription.Kind.INSERT
+                || leadingKind == StatementDescription.Kind.UPDATE || leadingKind == StatementDescription.Kind.DELETE);
+    }
+
+    /** Before every execution: forget the last coalesced keys and drop catalog facts after DDL. */
+    private void beforeExecution() throws SQLException {
+        if (coalescedKeys != null) {
+            coalescedKeys.close();
+            coalescedKeys = null;
+        }
+        if (WrappedConnection.invalidatesCatalog(leadingKind)) {
+            connection.catalog.clear();
+        }
     }
 
     @Override
     public ResultSet executeQuery() throws SQLException {
+        beforeExecution();
         return wrap(prepared.executeQuery());
     }
 
-    // ---- plain delegation below ----
-
     @Override
     public int executeUpdate() throws SQLException {
+        beforeExecution();
         return prepared.executeUpdate();
     }
 
     @Override
-    public void setNull(int parameterIndex, int sqlType) throws SQLException {
-        prepared.setNull(parameterIndex, sqlType);
+    public long executeLargeUpdate() throws SQLException {
+        beforeExecution();
+        return prepared.executeLargeUpdate();
     }
 
     @Override
-    public void setBoolean(int parameterIndex, boolean x) throws SQLException {
-        prepared.setBoolean(parameterIndex, x);
-    }
-
-    @Override
-    public void setByte(int parameterIndex, byte x) throws SQLException {
-        prepared.setByte(parameterIndex, x);
-    }
-
-    @Override
-    public void setShort(int parameterIndex, short x) throws SQLException {
-        prepared.setShort(parameterIndex, x);
-    }
-
-    @Override
-    public void setInt(int parameterIndex, int x) throws SQLException {
-        prepared.setInt(parameterIndex, x);
-    }
-
-    @Override
-    public void setLong(int parameterIndex, long x) throws SQLException {
-        prepared.setLong(parameterIndex, x);
-    }
-
-    @Override
-    public void setFloat(int parameterIndex, float x) throws SQLException {
-        prepared.setFloat(parameterIndex, x);
-    }
-
-    @Override
-    public void setDouble(int parameterIndex, double x) throws SQLException {
-        prepared.setDouble(parameterIndex, x);
-    }
-
-    @Override
-    public void setBigDecimal(int parameterIndex, BigDecimal x) throws SQLException {
-        prepared.setBigDecimal(parameterIndex, x);
-    }
-
-    @Override
-    public void setString(int parameterIndex, String x) throws SQLException {
-        prepared.setString(parameterIndex, x);
-    }
-
-    @Override
-    public void setBytes(int parameterIndex, byte[] x) throws SQLException {
-        prepared.setBytes(parameterIndex, x);
-    }
-
-    @Override
-    public void setDate(int parameterIndex, java.sql.Date x) throws SQLException {
-        prepared.setDate(parameterIndex, x);
-    }
-
-    @Override
-    public void setTime(int parameterIndex, java.sql.Time x) throws SQLException {
-        prepared.setTime(parameterIndex, x);
-    }
-
-    @Override
-    public void setTimestamp(int parameterIndex, java.sql.Timestamp x) throws SQLException {
-        prepared.setTimestamp(parameterIndex, x);
-    }
-
-    @Override
-    public void setAsciiStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
-        prepared.setAsciiStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setUnicodeStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
-        prepared.setUnicodeStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setBinaryStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
-        prepared.setBinaryStream(parameterIndex, x, length);
+    public boolean execute() throws SQLException {
+        beforeExecution();
+        return prepared.execute();
     }
 
     @Override
     public void clearParameters() throws SQLException {
         prepared.clearParameters();
-    }
-
-    @Override
-    public void setObject(int parameterIndex, Object x, int targetSqlType) throws SQLException {
-        prepared.setObject(parameterIndex, x, targetSqlType);
-    }
-
-    @Override
-    public void setObject(int parameterIndex, Object x) throws SQLException {
-        prepared.setObject(parameterIndex, x);
-    }
-
-    @Override
-    public boolean execute() throws SQLException {
-        return prepared.execute();
+        if (recorder != null) {
+            recorder.clearParameters();
+        } else if (stoppedReason != null && !prepared.isClosed()) {
+            // every parameter is unset again, so recording can resume with nothing unknown
+            recorder = new BatchRecorder();
+            stoppedReason = null;
+        }
     }
 
     @Override
     public void addBatch() throws SQLException {
-        prepared.addBatch();
+        if (recorder != null) {
+            recorder.addRow();
+        } else {
+            prepared.addBatch();
+            passedThroughRows++;
+        }
+    }
+
+    @Override
+    public void clearBatch() throws SQLException {
+        prepared.clearBatch();
+        resetBatch();
+    }
+
+    @Override
+    public int[] executeBatch() throws SQLException {
+        long[] counts = runBatch(false);
+        if (counts == null) {
+            return lastPgjdbcCounts;
+        }
+        int[] narrow = new int[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            narrow[i] = counts[i] > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) counts[i];
+        }
+        return narrow;
+    }
+
+    @Override
+    public long[] executeLargeBatch() throws SQLException {
+        long[] counts = runBatch(true);
+        return counts != null ? counts : lastPgjdbcLargeCounts;
+    }
+
+    @Override
+    public ResultSet getGeneratedKeys() throws SQLException {
+        return coalescedKeys != null ? coalescedKeys : super.getGeneratedKeys();
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (coalescedKeys != null) {
+            coalescedKeys.close();
+            coalescedKeys = null;
+        }
+        super.close();
+    }
+
+    private int[] lastPgjdbcCounts;
+    private long[] lastPgjdbcLargeCounts;
+
+    /**
+     * Runs the batch. Returns the counts of a coalesced run, or {@code null} after pgjdbc ran the batch
+     * itself (its counts then in {@link #lastPgjdbcCounts} / {@link #lastPgjdbcLargeCounts}).
+     */
+    private long[] runBatch(boolean large) throws SQLException {
+        beforeExecution();
+        try {
+            if (recorder == null || !recorder.hasRows()) {
+                if (stoppedReason != null) {
+                    connection.stats.fallback(stoppedReason, passedThroughRows);
+                }
+                runInPgjdbc(large);
+                return null;
+            }
+            List<Bind[]> rows = recorder.takeRows();
+            StatementDescription description = connection.analyzer.describe(sql);
+            SessionFacts session = SessionFacts.of(connection.delegate);
+            BatchPlan plan;
+            if (!description.isCoalescable()) {
+                plan = null;
+                connection.stats.fallback(description.fallbackReason(), rows.size());
+            } else {
+                plan = plan(description, rows, session);
+                if (plan.isFallback()) {
+                    connection.stats.fallback(plan.fallbackReason(), rows.size());
+                }
+            }
+            if (plan == null || plan.isFallback()) {
+                replayIntoPgjdbc(rows);
+                runInPgjdbc(large);
+                return null;
+            }
+            try {
+                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount());
+                connection.stats.rewrite(plan.rewriteKind(), rows.size(), plan.statements().size());
+                if (!outcome.returned().isEmpty()) {
+                    coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owner(), this);
+                }
+                return outcome.counts();
+            } catch (BatchExecutor.Undone undone) {
+                connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
+                        + "), re-run as sent", rows.size());
+                replayIntoPgjdbc(rows);
+                runInPgjdbc(large);
+                if (undone.guarded()) {
+                    BatchExecutor.releaseGuard(connection.delegate);
+                }
+                return null;
+            }
+        } finally {
+            resetBatch();
+        }
+    }
+
+    private BatchPlan plan(StatementDescription description, List<Bind[]> rows, SessionFacts session) throws SQLException {
+        TableCatalog.TableInfo table;
+        try {
+            table = connection.catalog.lookup(connection.delegate, description.targetTable());
+        } catch (SQLException e) {
+            return new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+        }
+        String returningSuffix = keyColumns == null ? null
+                : description.hasReturning() ? "" : session.returningSuffix(keyColumns);
+        return BatchPlanner.plan(description, rows, table, returningSuffix, new BatchPlanner.Settings(
+                connection.flushlessConfig().maxRowsPerStatement(), connection.flushlessConfig().trustTriggers(), session));
+    }
+
+    private void runInPgjdbc(boolean large) throws SQLException {
+        if (large) {
+            lastPgjdbcLargeCounts = prepared.executeLargeBatch();
+        } else {
+            lastPgjdbcCounts = prepared.executeBatch();
+        }
+    }
+
+    /**
+     * Hands recorded rows to pgjdbc's own batch, exactly as the application's calls would have: each row
+     * from cleared parameters (an unset position stays unset), then the current values restored.
+     */
+    private void replayIntoPgjdbc(List<Bind[]> rows) throws SQLException {
+        for (Bind[] row : rows) {
+            applyAll(row);
+            prepared.addBatch();
+        }
+        if (recorder != null) {
+            applyAll(recorder.current());
+        }
+    }
+
+    private void applyAll(Bind[] row) throws SQLException {
+        prepared.clearParameters();
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] != null) {
+                row[i].applyTo(prepared, i + 1);
+            }
+        }
+    }
+
+    /** Stops recording for the current batch: rows recorded so far go to pgjdbc's batch now. */
+    private void stopRecording(String reason) throws SQLException {
+        if (recorder == null) {
+            return;
+        }
+        BatchRecorder stopped = recorder;
+        recorder = null;
+        stoppedReason = reason;
+        passedThroughRows = stopped.rows().size();
+        for (Bind[] row : stopped.rows()) {
+            applyAll(row);
+            prepared.addBatch();
+        }
+        applyAll(stopped.current());
+    }
+
+    /**
+     * After a batch ran or was cleared. A statement whose recording stopped stays unrecorded until
+     * {@code clearParameters()}: the values set since the stop were not recorded.
+     */
+    private void resetBatch() {
+        if (recorder != null) {
+            recorder.clearRows();
+        }
+        passedThroughRows = 0;
+    }
+
+    // ---- plain delegation below ----
+
+    @Override
+    public void setNull(int parameterIndex, int sqlType) throws SQLException {
+        prepared.setNull(parameterIndex, sqlType);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofNull(sqlType));
+        }
+    }
+
+    @Override
+    public void setBoolean(int parameterIndex, boolean x) throws SQLException {
+        prepared.setBoolean(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofBoolean(x));
+        }
+    }
+
+    @Override
+    public void setByte(int parameterIndex, byte x) throws SQLException {
+        prepared.setByte(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofByte(x));
+        }
+    }
+
+    @Override
+    public void setShort(int parameterIndex, short x) throws SQLException {
+        prepared.setShort(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofShort(x));
+        }
+    }
+
+    @Override
+    public void setInt(int parameterIndex, int x) throws SQLException {
+        prepared.setInt(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofInt(x));
+        }
+    }
+
+    @Override
+    public void setLong(int parameterIndex, long x) throws SQLException {
+        prepared.setLong(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofLong(x));
+        }
+    }
+
+    @Override
+    public void setFloat(int parameterIndex, float x) throws SQLException {
+        prepared.setFloat(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofFloat(x));
+        }
+    }
+
+    @Override
+    public void setDouble(int parameterIndex, double x) throws SQLException {
+        prepared.setDouble(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofDouble(x));
+        }
+    }
+
+    @Override
+    public void setBigDecimal(int parameterIndex, BigDecimal x) throws SQLException {
+        prepared.setBigDecimal(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofBigDecimal(x));
+        }
+    }
+
+    @Override
+    public void setString(int parameterIndex, String x) throws SQLException {
+        prepared.setString(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofString(x));
+        }
+    }
+
+    @Override
+    public void setBytes(int parameterIndex, byte[] x) throws SQLException {
+        prepared.setBytes(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofBytes(x));
+        }
+    }
+
+    @Override
+    public void setDate(int parameterIndex, java.sql.Date x) throws SQLException {
+        prepared.setDate(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofDate(x, null));
+        }
+    }
+
+    @Override
+    public void setTime(int parameterIndex, java.sql.Time x) throws SQLException {
+        prepared.setTime(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofTime(x, null));
+        }
+    }
+
+    @Override
+    public void setTimestamp(int parameterIndex, java.sql.Timestamp x) throws SQLException {
+        prepared.setTimestamp(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofTimestamp(x, null));
+        }
+    }
+
+    @Override
+    public void setAsciiStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
+        stopRecording("stream or LOB parameter");
+        prepared.setAsciiStream(parameterIndex, x, length);
+    }
+
+    @Override
+    public void setUnicodeStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
+        stopRecording("stream or LOB parameter");
+        prepared.setUnicodeStream(parameterIndex, x, length);
+    }
+
+    @Override
+    public void setBinaryStream(int parameterIndex, java.io.InputStream x, int length) throws SQLException {
+        stopRecording("stream or LOB parameter");
+        prepared.setBinaryStream(parameterIndex, x, length);
+    }
+
+    @Override
+    public void setObject(int parameterIndex, Object x, int targetSqlType) throws SQLException {
+        Bind bind = recorder == null ? null : Bind.ofObject(x, targetSqlType);
+        if (recorder != null && bind == null) {
+            stopRecording("setObject value of a class that cannot be kept for a replay");
+        }
+        prepared.setObject(parameterIndex, x, targetSqlType);
+        if (recorder != null) {
+            recorder.set(parameterIndex, bind);
+        }
+    }
+
+    @Override
+    public void setObject(int parameterIndex, Object x) throws SQLException {
+        Bind bind = recorder == null ? null : Bind.ofObject(x);
+        if (recorder != null && bind == null) {
+            stopRecording("setObject value of a class that cannot be kept for a replay");
+        }
+        prepared.setObject(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, bind);
+        }
     }
 
     @Override
     public void setCharacterStream(int parameterIndex, java.io.Reader reader, int length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setCharacterStream(parameterIndex, reader, length);
     }
 
     @Override
     public void setRef(int parameterIndex, Ref x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setRef(parameterIndex, x);
     }
 
     @Override
     public void setBlob(int parameterIndex, Blob x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setBlob(parameterIndex, x);
     }
 
     @Override
     public void setClob(int parameterIndex, Clob x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setClob(parameterIndex, x);
     }
 
     @Override
     public void setArray(int parameterIndex, Array x) throws SQLException {
         prepared.setArray(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofArray(x));
+        }
     }
 
     @Override
@@ -177,26 +479,41 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public void setDate(int parameterIndex, java.sql.Date x, Calendar cal) throws SQLException {
         prepared.setDate(parameterIndex, x, cal);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofDate(x, cal));
+        }
     }
 
     @Override
     public void setTime(int parameterIndex, java.sql.Time x, Calendar cal) throws SQLException {
         prepared.setTime(parameterIndex, x, cal);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofTime(x, cal));
+        }
     }
 
     @Override
     public void setTimestamp(int parameterIndex, java.sql.Timestamp x, Calendar cal) throws SQLException {
         prepared.setTimestamp(parameterIndex, x, cal);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofTimestamp(x, cal));
+        }
     }
 
     @Override
     public void setNull(int parameterIndex, int sqlType, String typeName) throws SQLException {
         prepared.setNull(parameterIndex, sqlType, typeName);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofNull(sqlType, typeName));
+        }
     }
 
     @Override
     public void setURL(int parameterIndex, java.net.URL x) throws SQLException {
         prepared.setURL(parameterIndex, x);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofUrl(x));
+        }
     }
 
     @Override
@@ -206,111 +523,148 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
 
     @Override
     public void setRowId(int parameterIndex, RowId x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setRowId(parameterIndex, x);
     }
 
     @Override
     public void setNString(int parameterIndex, String value) throws SQLException {
         prepared.setNString(parameterIndex, value);
+        if (recorder != null) {
+            recorder.set(parameterIndex, Bind.ofNString(value));
+        }
     }
 
     @Override
     public void setNCharacterStream(int parameterIndex, Reader value, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setNCharacterStream(parameterIndex, value, length);
     }
 
     @Override
     public void setNClob(int parameterIndex, NClob value) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setNClob(parameterIndex, value);
     }
 
     @Override
     public void setClob(int parameterIndex, Reader reader, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setClob(parameterIndex, reader, length);
     }
 
     @Override
     public void setBlob(int parameterIndex, InputStream inputStream, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setBlob(parameterIndex, inputStream, length);
     }
 
     @Override
     public void setNClob(int parameterIndex, Reader reader, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setNClob(parameterIndex, reader, length);
     }
 
     @Override
     public void setSQLXML(int parameterIndex, SQLXML xmlObject) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setSQLXML(parameterIndex, xmlObject);
     }
 
     @Override
     public void setObject(int parameterIndex, Object x, int targetSqlType, int scaleOrLength) throws SQLException {
+        Bind bind = recorder == null ? null : Bind.ofObject(x, targetSqlType, scaleOrLength);
+        if (recorder != null && bind == null) {
+            stopRecording("setObject value of a class that cannot be kept for a replay");
+        }
         prepared.setObject(parameterIndex, x, targetSqlType, scaleOrLength);
+        if (recorder != null) {
+            recorder.set(parameterIndex, bind);
+        }
     }
 
     @Override
     public void setAsciiStream(int parameterIndex, java.io.InputStream x, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setAsciiStream(parameterIndex, x, length);
     }
 
     @Override
     public void setBinaryStream(int parameterIndex, java.io.InputStream x, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setBinaryStream(parameterIndex, x, length);
     }
 
     @Override
     public void setCharacterStream(int parameterIndex, java.io.Reader reader, long length) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setCharacterStream(parameterIndex, reader, length);
     }
 
     @Override
     public void setAsciiStream(int parameterIndex, java.io.InputStream x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setAsciiStream(parameterIndex, x);
     }
 
     @Override
     public void setBinaryStream(int parameterIndex, java.io.InputStream x) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setBinaryStream(parameterIndex, x);
     }
 
     @Override
     public void setCharacterStream(int parameterIndex, java.io.Reader reader) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setCharacterStream(parameterIndex, reader);
     }
 
     @Override
     public void setNCharacterStream(int parameterIndex, Reader value) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setNCharacterStream(parameterIndex, value);
     }
 
     @Override
     public void setClob(int parameterIndex, Reader reader) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setClob(parameterIndex, reader);
     }
 
     @Override
     public void setBlob(int parameterIndex, InputStream inputStream) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setBlob(parameterIndex, inputStream);
     }
 
     @Override
     public void setNClob(int parameterIndex, Reader reader) throws SQLException {
+        stopRecording("stream or LOB parameter");
         prepared.setNClob(parameterIndex, reader);
     }
 
     @Override
     public void setObject(int parameterIndex, Object x, SQLType targetSqlType, int scaleOrLength) throws SQLException {
+        Bind bind = recorder == null ? null : Bind.ofObject(x, targetSqlType, scaleOrLength);
+        if (recorder != null && bind == null) {
+            stopRecording("setObject value of a class that cannot be kept for a replay");
+        }
         prepared.setObject(parameterIndex, x, targetSqlType, scaleOrLength);
+        if (recorder != null) {
+            recorder.set(parameterIndex, bind);
+        }
     }
 
     @Override
     public void setObject(int parameterIndex, Object x, SQLType targetSqlType) throws SQLException {
+        Bind bind = recorder == null ? null : Bind.ofObject(x, targetSqlType);
+        if (recorder != null && bind == null) {
+            stopRecording("setObject value of a class that cannot be kept for a replay");
+        }
         prepared.setObject(parameterIndex, x, targetSqlType);
+        if (recorder != null) {
+            recorder.set(parameterIndex, bind);
+        }
     }
 
-    @Override
-    public long executeLargeUpdate() throws SQLException {
-        return prepared.executeLargeUpdate();
-    }
 }

@@ -14,7 +14,8 @@ import java.util.Map;
  */
 public class WrappedResultSet implements ResultSet {
 
-    final ResultSet delegate;
+    /** The result set calls go to; {@link CombinedResultSet} moves it from one part to the next. */
+    ResultSet delegate;
     private final WrappedStatement statement;
 
     WrappedResultSet(ResultSet delegate, WrappedStatement statement) {

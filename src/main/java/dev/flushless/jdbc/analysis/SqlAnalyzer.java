@@ -1,0 +1,418 @@
+package dev.flushless.jdbc.analysis;
+
+import dev.flushless.jdbc.analysis.SqlLexer.Kind;
+import dev.flushless.jdbc.analysis.SqlLexer.Token;
+import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
+import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.JdbcParameter;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
+import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
+import net.sf.jsqlparser.parser.CCJSqlParserUtil;
+import net.sf.jsqlparser.schema.Column;
+import net.sf.jsqlparser.schema.Table;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.delete.Delete;
+import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.select.Values;
+import net.sf.jsqlparser.statement.update.Update;
+import net.sf.jsqlparser.statement.update.UpdateSet;
+
+/**
+ * The only class that talks to JSqlParser: turns SQL text into a {@link StatementDescription}, once per
+ * distinct text (a bounded, least-recently-used cache shared by all connections). SQL that does not
+ * parse, or whose shape the analysis does not fully understand, is described with a fallback reason and
+ * runs exactly as the application wrote it.
+ */
+public final class SqlAnalyzer {
+
+    private static final Set<String> DDL_WORDS = Set.of("create", "alter", "drop", "truncate", "comment", "grant",
+            "revoke", "reindex", "cluster", "vacuum", "analyze", "refresh", "security", "import", "lock");
+    private static final Set<String> SESSION_WORDS = Set.of("set", "reset", "discard");
+    private static final Set<String> QUERY_WORDS = Set.of("select", "with", "values", "table", "show", "explain");
+
+    private final int capacity;
+    private final Map<String, StatementDescription> cache;
+
+    /** An analyzer caching up to {@code capacity} distinct SQL texts. */
+    public SqlAnalyzer(int capacity) {
+        this.capacity = capacity;
+        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, StatementDescription> eldest) {
+                return size() > SqlAnalyzer.this.capacity;
+            }
+        };
+    }
+
+    /** The description of {@code sql}, from the cache or analysed now. Never throws. */
+    public StatementDescription describe(String sql) {
+        synchronized (cache) {
+            StatementDescription cached = cache.get(sql);
+            if (cached != null) {
+                return cached;
+            }
+        }
+        StatementDescription description = analyse(sql);
+        synchronized (cache) {
+            cache.put(sql, description);
+        }
+        return description;
+    }
+
+    /** Number of cached descriptions (bounded by the capacity). */
+    public int cachedCount() {
+        synchronized (cache) {
+            return cache.size();
+        }
+    }
+
+    /**
+     * The statement kind from the leading keyword only: cheap enough for every statement on the hot path
+     * (no parser), used to notice DDL and session changes that invalidate cached catalog facts.
+     */
+    public static StatementDescription.Kind leadingKind(String sql) {
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c) || c == '(') {
+                i++;
+            } else if (sql.startsWith("--", i)) {
+                int eol = sql.indexOf('\n', i);
+                i = eol < 0 ? n : eol + 1;
+            } else if (sql.startsWith("/*", i)) {
+                int end = sql.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else {
+                break;
+            }
+        }
+        int start = i;
+        while (i < n && Character.isLetter(sql.charAt(i))) {
+            i++;
+        }
+        return kindOfWord(sql.substring(start, i).toLowerCase(Locale.ROOT));
+    }
+
+    private static StatementDescription.Kind kindOfWord(String word) {
+        switch (word) {
+            case "insert":
+                return StatementDescription.Kind.INSERT;
+            case "update":
+                return StatementDescription.Kind.UPDATE;
+            case "delete":
+                return StatementDescription.Kind.DELETE;
+            default:
+                if (QUERY_WORDS.contains(word)) {
+                    return StatementDescription.Kind.SELECT;
+                }
+                if (DDL_WORDS.contains(word)) {
+                    return StatementDescription.Kind.DDL;
+                }
+                return SESSION_WORDS.contains(word) ? StatementDescription.Kind.SESSION : StatementDescription.Kind.OTHER;
+        }
+    }
+
+    static StatementDescription analyse(String sql) {
+        StatementDescription.Kind kind = leadingKind(sql);
+        StatementDescription.Builder b = StatementDescription.builder(sql, kind);
+        List<Token> tokens;
+        try {
+            tokens = significant(SqlLexer.tokenize(sql));
+        } catch (SqlLexer.LexException e) {
+            return b.fallback("not analysable: " + e.getMessage()).build();
+        }
+        if (!tokens.isEmpty() && tokens.get(tokens.size() - 1).kind() == Kind.SEMICOLON) {
+            tokens = tokens.subList(0, tokens.size() - 1);
+        }
+        if (tokens.isEmpty()) {
+            return b.fallback("empty statement").build();
+        }
+        for (Token t : tokens) {
+            if (t.kind() == Kind.SEMICOLON) {
+                return b.fallback("several statements in one text").build();
+            }
+        }
+        b.textEnd(tokens.get(tokens.size() - 1).end());
+        b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
+        if (kind != StatementDescription.Kind.INSERT && kind != StatementDescription.Kind.UPDATE
+                && kind != StatementDescription.Kind.DELETE) {
+            return b.fallback("not an INSERT, UPDATE or DELETE").build();
+        }
+        Statement statement;
+        try {
+            statement = CCJSqlParserUtil.parse(sql);
+        } catch (Exception | Error e) {
+            return b.fallback("SQL not understood by the parser").build();
+        }
+        if (statement instanceof Insert insert) {
+            describeInsert(sql, tokens, insert, b);
+        } else if (statement instanceof Update update) {
+            describeUpdate(sql, tokens, update, b);
+        } else if (statement instanceof Delete delete) {
+            describeDelete(sql, tokens, delete, b);
+        } else {
+            b.fallback("not an INSERT, UPDATE or DELETE");
+        }
+        return b.build();
+    }
+
+    private static void describeInsert(String sql, List<Token> tokens, Insert insert, StatementDescription.Builder b) {
+        b.target(insert.getTable().getFullyQualifiedName(), null);
+        b.returning(insert.getReturningClause() != null);
+        if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
+            b.fallback("INSERT with a WITH clause");
+        } else if (insert.isUseDuplicate() || insert.isUseSet() || insert.isModifierIgnore()
+                || insert.getOutputClause() != null || insert.isOracleMultiInsert()) {
+            b.fallback("INSERT syntax PostgreSQL does not have");
+        } else if (insert.getConflictAction() != null) {
+            b.fallback("INSERT ... ON CONFLICT is not coalesced yet");
+        } else if (!(insert.getSelect() instanceof Values values)) {
+            b.fallback("INSERT ... SELECT");
+        } else if (!(values.getExpressions() instanceof ParenthesedExpressionList<?> row)) {
+            b.fallback("INSERT with several VALUES rows");
+        } else {
+            for (Expression e : row) {
+                if (!SafeExpressions.isSafe(e, false)) {
+                    b.fallback("VALUES expression not proven row-independent: " + e);
+                    break;
+                }
+            }
+        }
+        if (b.failed()) {
+            return;
+        }
+        List<String> columns = new ArrayList<>();
+        if (insert.getColumns() != null) {
+            for (Column column : insert.getColumns()) {
+                columns.add(fold(column.getColumnName()));
+            }
+        }
+        b.insertColumns(columns);
+        int valuesIndex = -1;
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "values")) {
+                if (valuesIndex >= 0) {
+                    b.fallback("VALUES appears twice");
+                    return;
+                }
+                valuesIndex = i;
+            }
+        }
+        if (valuesIndex < 0 || valuesIndex + 1 >= tokens.size() || tokens.get(valuesIndex + 1).kind() != Kind.OPEN) {
+            b.fallback("VALUES tuple not found in the text");
+            return;
+        }
+        int close = matchingClose(tokens, valuesIndex + 1);
+        if (close + 1 < tokens.size() && tokens.get(close + 1).kind() == Kind.COMMA) {
+            b.fallback("INSERT with several VALUES rows");
+            return;
+        }
+        int tupleStart = tokens.get(valuesIndex + 1).start();
+        int tupleEnd = tokens.get(close).end();
+        for (Token t : tokens) {
+            if (t.kind() == Kind.PARAMETER && (t.start() < tupleStart || t.start() >= tupleEnd)) {
+                b.fallback("parameter outside the VALUES tuple");
+                return;
+            }
+        }
+        b.tuple(tupleStart, tupleEnd);
+    }
+
+    private static void describeUpdate(String sql, List<Token> tokens, Update update, StatementDescription.Builder b) {
+        Table table = update.getTable();
+        String alias = table.getAlias() == null ? null : table.getAlias().getName();
+        b.target(table.getFullyQualifiedName(), alias);
+        b.returning(update.getReturningClause() != null);
+        if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty()) {
+            b.fallback("UPDATE with a WITH clause");
+        } else if (update.getFromItem() != null || (update.getJoins() != null && !update.getJoins().isEmpty())
+                || (update.getStartJoins() != null && !update.getStartJoins().isEmpty())) {
+            b.fallback("UPDATE ... FROM");
+        } else if (update.getReturningClause() != null) {
+            b.fallback("UPDATE ... RETURNING is not coalesced yet");
+        } else if (update.getOrderByElements() != null || update.getLimit() != null) {
+            b.fallback("UPDATE syntax PostgreSQL does not have");
+        } else if (update.getWhere() == null) {
+            b.fallback("UPDATE without WHERE");
+        }
+        if (b.failed()) {
+            return;
+        }
+        List<Assignment> assignments = new ArrayList<>();
+        for (UpdateSet set : update.getUpdateSets()) {
+            if (set.getColumns().size() != 1 || set.getValues().size() != 1) {
+                b.fallback("UPDATE SET of a column list");
+                return;
+            }
+            String column = fold(set.getColumns().get(0).getColumnName());
+            Expression value = set.getValues().get(0);
+            if (value instanceof JdbcParameter parameter) {
+                assignments.add(new Assignment(column, parameter.getIndex() - 1));
+            } else if (!SafeExpressions.hasParameter(value) && SafeExpressions.isSafe(value, true)) {
+                assignments.add(new Assignment(column, -1));
+            } else {
+                b.fallback("SET expression not a single parameter or row-independent: " + value);
+                return;
+            }
+        }
+        b.assignments(assignments);
+        List<KeyColumn> keys = whereKeys(update.getWhere(), table, alias, b);
+        if (b.failed()) {
+            return;
+        }
+        for (Assignment assignment : assignments) {
+            for (KeyColumn key : keys) {
+                if (key.column().equals(assignment.column())) {
+                    b.fallback("SET changes a column the WHERE clause matches on");
+                    return;
+                }
+            }
+        }
+        finishKeyed(sql, tokens, keys, (int) assignments.stream().filter(Assignment::isParameter).count(), b);
+    }
+
+    private static void describeDelete(String sql, List<Token> tokens, Delete delete, StatementDescription.Builder b) {
+        Table table = delete.getTable();
+        String alias = table.getAlias() == null ? null : table.getAlias().getName();
+        b.target(table.getFullyQualifiedName(), alias);
+        b.returning(delete.getReturningClause() != null);
+        if (delete.getWithItemsList() != null && !delete.getWithItemsList().isEmpty()) {
+            b.fallback("DELETE with a WITH clause");
+        } else if ((delete.getUsingList() != null && !delete.getUsingList().isEmpty())
+                || (delete.getJoins() != null && !delete.getJoins().isEmpty())
+                || (delete.getTables() != null && !delete.getTables().isEmpty())) {
+            b.fallback("DELETE ... USING");
+        } else if (delete.getReturningClause() != null) {
+            b.fallback("DELETE ... RETURNING is not coalesced yet");
+        } else if (delete.getOrderByElements() != null || delete.getLimit() != null) {
+            b.fallback("DELETE syntax PostgreSQL does not have");
+        } else if (delete.getWhere() == null) {
+            b.fallback("DELETE without WHERE");
+        }
+        if (b.failed()) {
+            return;
+        }
+        List<KeyColumn> keys = whereKeys(delete.getWhere(), table, alias, b);
+        if (!b.failed()) {
+            finishKeyed(sql, tokens, keys, 0, b);
+        }
+    }
+
+    /** Checks parameter accounting and finds the WHERE keyword for UPDATE/DELETE. */
+    private static void finishKeyed(String sql, List<Token> tokens, List<KeyColumn> keys, int setParameters,
+            StatementDescription.Builder b) {
+        int parameters = (int) tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).count();
+        if (keys.isEmpty()) {
+            b.fallback("WHERE has no column = ? conjunct");
+            return;
+        }
+        if (parameters != keys.size() + setParameters) {
+            b.fallback("parameters outside SET values and WHERE column = ? conjuncts");
+            return;
+        }
+        int where = -1;
+        for (Token t : tokens) {
+            if (t.depth() == 0 && t.isWord(sql, "where")) {
+                if (where >= 0) {
+                    b.fallback("WHERE appears twice");
+                    return;
+                }
+                where = t.start();
+            }
+        }
+        if (where < 0) {
+            b.fallback("WHERE not found in the text");
+            return;
+        }
+        b.keys(keys).whereStart(where);
+    }
+
+    /**
+     * The {@code column = ?} conjuncts of {@code where}. Conjuncts without parameters are allowed when
+     * row-independent; anything else (OR, IN, subqueries, parameters in other shapes) is a fallback.
+     */
+    private static List<KeyColumn> whereKeys(Expression where, Table table, String alias, StatementDescription.Builder b) {
+        List<Expression> conjuncts = new ArrayList<>();
+        flattenAnd(where, conjuncts);
+        List<KeyColumn> keys = new ArrayList<>();
+        for (Expression conjunct : conjuncts) {
+            if (conjunct instanceof EqualsTo equals) {
+                Expression left = equals.getLeftExpression();
+                Expression right = equals.getRightExpression();
+                Column column = left instanceof Column c && right instanceof JdbcParameter ? c
+                        : right instanceof Column c2 && left instanceof JdbcParameter ? c2 : null;
+                JdbcParameter parameter = left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
+                if (column != null && parameter != null) {
+                    if (!refersToTarget(column, table, alias)) {
+                        b.fallback("WHERE column of another table: " + column);
+                        return keys;
+                    }
+                    keys.add(new KeyColumn(fold(column.getColumnName()), parameter.getIndex() - 1));
+                    continue;
+                }
+            }
+            if (SafeExpressions.hasParameter(conjunct) || !SafeExpressions.isSafe(conjunct, true)) {
+                b.fallback("WHERE conjunct not of the form column = ?: " + conjunct);
+                return keys;
+            }
+        }
+        return keys;
+    }
+
+    private static void flattenAnd(Expression e, List<Expression> out) {
+        if (e instanceof AndExpression and) {
+            flattenAnd(and.getLeftExpression(), out);
+            flattenAnd(and.getRightExpression(), out);
+        } else {
+            out.add(e);
+        }
+    }
+
+    private static boolean refersToTarget(Column column, Table table, String alias) {
+        Table qualifier = column.getTable();
+        if (qualifier == null || qualifier.getName() == null) {
+            return true;
+        }
+        String name = fold(qualifier.getName());
+        return alias != null ? name.equals(fold(alias)) : name.equals(fold(table.getName()));
+    }
+
+    private static int matchingClose(List<Token> tokens, int open) {
+        int depth = tokens.get(open).depth();
+        for (int i = open + 1; i < tokens.size(); i++) {
+            if (tokens.get(i).kind() == Kind.CLOSE && tokens.get(i).depth() == depth) {
+                return i;
+            }
+        }
+        return tokens.size() - 1; // unreachable: the lexer rejects unbalanced parentheses
+    }
+
+    private static List<Token> significant(List<Token> tokens) {
+        List<Token> out = new ArrayList<>(tokens.size());
+        for (Token t : tokens) {
+            if (t.kind() != Kind.COMMENT) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** An identifier as PostgreSQL stores it: quoted names keep their case, unquoted names are lower-cased. */
+    static String fold(String identifier) {
+        if (identifier.length() >= 2 && identifier.startsWith("\"") && identifier.endsWith("\"")) {
+            return identifier.substring(1, identifier.length() - 1).replace("\"\"", "\"");
+        }
+        return identifier.toLowerCase(Locale.ROOT);
+    }
+}

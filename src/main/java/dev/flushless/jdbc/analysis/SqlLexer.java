@@ -1,0 +1,205 @@
+package dev.flushless.jdbc.analysis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Splits SQL text into tokens the way PostgreSQL and pgjdbc see it, so that rewrites can reuse the
+ * application's own text (never a re-printed syntax tree): string literals ({@code '...'}, {@code E'...'}
+ * with backslash escapes, dollar-quoted {@code $tag$...$tag$}), quoted identifiers, line and nested block
+ * comments are single tokens, so a {@code ?}, {@code ;} or keyword inside them is never mistaken for
+ * syntax.
+ */
+final class SqlLexer {
+
+    /** What a token is. */
+    enum Kind { WORD, QUOTED_IDENTIFIER, STRING, PARAMETER, OPEN, CLOSE, COMMA, SEMICOLON, COMMENT, OTHER }
+
+    /** One token: its kind, its text span {@code [start, end)} and its parenthesis depth. */
+    record Token(Kind kind, int start, int end, int depth) {
+        String text(String sql) {
+            return sql.substring(start, end);
+        }
+
+        boolean isWord(String sql, String word) {
+            return kind == Kind.WORD && end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
+        }
+    }
+
+    /** Thrown for text the lexer cannot split with certainty (unterminated quote or comment). */
+    static final class LexException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        LexException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private SqlLexer() {
+    }
+
+    /**
+     * The tokens of {@code sql}, comments included, whitespace excluded.
+     *
+     * @throws LexException for unterminated literals or comments, or pgjdbc syntax this driver does not
+     *     rewrite ({@code ??} escapes and JDBC escape braces)
+     */
+    static List<Token> tokenize(String sql) throws LexException {
+        List<Token> tokens = new ArrayList<>();
+        int depth = 0;
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            int start = i;
+            if (Character.isWhitespace(c)) {
+                i++;
+                continue;
+            }
+            if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+                    i++;
+                }
+                tokens.add(new Token(Kind.COMMENT, start, i, depth));
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                i = endOfBlockComment(sql, i);
+                tokens.add(new Token(Kind.COMMENT, start, i, depth));
+            } else if (c == '\'') {
+                i = endOfString(sql, i + 1, false);
+                tokens.add(new Token(Kind.STRING, start, i, depth));
+            } else if ((c == 'E' || c == 'e') && i + 1 < n && sql.charAt(i + 1) == '\'' && !continuesWord(sql, i)) {
+                i = endOfString(sql, i + 2, true);
+                tokens.add(new Token(Kind.STRING, start, i, depth));
+            } else if (c == '"') {
+                i = endOfQuotedIdentifier(sql, i + 1);
+                tokens.add(new Token(Kind.QUOTED_IDENTIFIER, start, i, depth));
+            } else if (c == '$' && dollarTagEnd(sql, i) > 0 && !continuesWord(sql, i)) {
+                int tagEnd = dollarTagEnd(sql, i);
+                String tag = sql.substring(i, tagEnd);
+                int close = sql.indexOf(tag, tagEnd);
+                if (close < 0) {
+                    throw new LexException("unterminated dollar-quoted string");
+                }
+                i = close + tag.length();
+                tokens.add(new Token(Kind.STRING, start, i, depth));
+            } else if (Character.isLetter(c) || c == '_') {
+                while (i < n && isWordPart(sql.charAt(i))) {
+                    i++;
+                }
+                tokens.add(new Token(Kind.WORD, start, i, depth));
+            } else if (c == '?') {
+                if (i + 1 < n && sql.charAt(i + 1) == '?') {
+                    throw new LexException("'??' escape (a literal '?' operator)");
+                }
+                i++;
+                tokens.add(new Token(Kind.PARAMETER, start, i, depth));
+            } else if (c == '(') {
+                i++;
+                tokens.add(new Token(Kind.OPEN, start, i, depth++));
+            } else if (c == ')') {
+                i++;
+                tokens.add(new Token(Kind.CLOSE, start, i, --depth));
+                if (depth < 0) {
+                    throw new LexException("unbalanced parentheses");
+                }
+            } else if (c == ',') {
+                i++;
+                tokens.add(new Token(Kind.COMMA, start, i, depth));
+            } else if (c == ';') {
+                i++;
+                tokens.add(new Token(Kind.SEMICOLON, start, i, depth));
+            } else if (c == '{' || c == '}') {
+                throw new LexException("JDBC escape syntax");
+            } else if (Character.isDigit(c)) {
+                while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '.' || sql.charAt(i) == '_')) {
+                    i++;
+                }
+                tokens.add(new Token(Kind.OTHER, start, i, depth));
+            } else {
+                i++;
+                tokens.add(new Token(Kind.OTHER, start, i, depth));
+            }
+        }
+        if (depth != 0) {
+            throw new LexException("unbalanced parentheses");
+        }
+        return tokens;
+    }
+
+    private static boolean isWordPart(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    }
+
+    /** True when the character at {@code i} continues a word (so {@code E'} or {@code $} is not a quote start). */
+    private static boolean continuesWord(String sql, int i) {
+        return i > 0 && isWordPart(sql.charAt(i - 1));
+    }
+
+    private static int endOfBlockComment(String sql, int i) throws LexException {
+        int nesting = 0;
+        int n = sql.length();
+        while (i < n) {
+            if (sql.startsWith("/*", i)) {
+                nesting++;
+                i += 2;
+            } else if (sql.startsWith("*/", i)) {
+                nesting--;
+                i += 2;
+                if (nesting == 0) {
+                    return i;
+                }
+            } else {
+                i++;
+            }
+        }
+        throw new LexException("unterminated block comment");
+    }
+
+    private static int endOfString(String sql, int i, boolean backslashEscapes) throws LexException {
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (backslashEscapes && c == '\\') {
+                i += 2;
+            } else if (c == '\'') {
+                if (i + 1 < n && sql.charAt(i + 1) == '\'') {
+                    i += 2;
+                } else {
+                    return i + 1;
+                }
+            } else {
+                i++;
+            }
+        }
+        throw new LexException("unterminated string literal");
+    }
+
+    private static int endOfQuotedIdentifier(String sql, int i) throws LexException {
+        int n = sql.length();
+        while (i < n) {
+            if (sql.charAt(i) == '"') {
+                if (i + 1 < n && sql.charAt(i + 1) == '"') {
+                    i += 2;
+                } else {
+                    return i + 1;
+                }
+            } else {
+                i++;
+            }
+        }
+        throw new LexException("unterminated quoted identifier");
+    }
+
+    /** The end of a dollar-quote tag starting at {@code i} ({@code $$} or {@code $name$}), or -1. */
+    private static int dollarTagEnd(String sql, int i) {
+        int j = i + 1;
+        int n = sql.length();
+        if (j < n && Character.isDigit(sql.charAt(j))) {
+            return -1; // $1 is a positional parameter, not a quote
+        }
+        while (j < n && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_')) {
+            j++;
+        }
+        return j < n && sql.charAt(j) == '$' ? j + 1 : -1;
+    }
+}

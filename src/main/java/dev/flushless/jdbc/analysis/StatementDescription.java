@@ -1,0 +1,235 @@
+package dev.flushless.jdbc.analysis;
+
+import java.util.List;
+
+/**
+ * What the analysis learned about one SQL text (immutable, shared by every connection): the statement's
+ * kind, its target table, where its parameters are, and the shape of its VALUES tuple, SET list and WHERE
+ * clause. When a batch of the statement cannot be coalesced, {@link #fallbackReason()} says why.
+ *
+ * <p>Offsets are character positions in {@link #sql()}; rewrites splice the application's own text at
+ * these positions rather than re-printing a syntax tree.
+ */
+public final class StatementDescription {
+
+    /** The kind of statement, by its leading keyword and parse tree. */
+    public enum Kind { INSERT, UPDATE, DELETE, SELECT, DDL, SESSION, OTHER }
+
+    /** An assignment {@code column = ?} or {@code column = <expression without parameters>} of an UPDATE. */
+    public record Assignment(String column, int parameter) {
+        /** True when the value is exactly one parameter ({@link #parameter()} is its 0-based index). */
+        public boolean isParameter() {
+            return parameter >= 0;
+        }
+    }
+
+    /** A WHERE conjunct {@code column = ?}: the column and the 0-based index of its parameter. */
+    public record KeyColumn(String column, int parameter) {
+    }
+
+    private final String sql;
+    private final Kind kind;
+    private final String fallbackReason;
+    private final String targetTable;
+    private final String targetAlias;
+    private final int parameterCount;
+    private final int[] parameterOffsets;
+    private final List<String> insertColumns;
+    private final int tupleStart;
+    private final int tupleEnd;
+    private final int whereStart;
+    private final int textEnd;
+    private final boolean returning;
+    private final List<Assignment> assignments;
+    private final List<KeyColumn> keys;
+
+    private StatementDescription(Builder b) {
+        this.sql = b.sql;
+        this.kind = b.kind;
+        this.fallbackReason = b.fallbackReason;
+        this.targetTable = b.targetTable;
+        this.targetAlias = b.targetAlias;
+        this.parameterCount = b.parameterOffsets.length;
+        this.parameterOffsets = b.parameterOffsets;
+        this.insertColumns = List.copyOf(b.insertColumns);
+        this.tupleStart = b.tupleStart;
+        this.tupleEnd = b.tupleEnd;
+        this.whereStart = b.whereStart;
+        this.textEnd = b.textEnd;
+        this.returning = b.returning;
+        this.assignments = List.copyOf(b.assignments);
+        this.keys = List.copyOf(b.keys);
+    }
+
+    public String sql() {
+        return sql;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** Why a batch of this statement is not coalesced, or {@code null} when it can be. */
+    public String fallbackReason() {
+        return fallbackReason;
+    }
+
+    public boolean isCoalescable() {
+        return fallbackReason == null;
+    }
+
+    /** The target table as written in the SQL (quotes and schema kept), for {@code to_regclass}. */
+    public String targetTable() {
+        return targetTable;
+    }
+
+    /** The target's alias in UPDATE/DELETE, or {@code null}. */
+    public String targetAlias() {
+        return targetAlias;
+    }
+
+    public int parameterCount() {
+        return parameterCount;
+    }
+
+    /** Character offset of the {@code i}-th (0-based) {@code ?} in {@link #sql()}. */
+    public int parameterOffset(int i) {
+        return parameterOffsets[i];
+    }
+
+    /** INSERT: the columns named after the table (folded as PostgreSQL folds them), empty when none are named. */
+    public List<String> insertColumns() {
+        return insertColumns;
+    }
+
+    /** INSERT: offset of the {@code (} opening the single VALUES tuple. */
+    public int tupleStart() {
+        return tupleStart;
+    }
+
+    /** INSERT: offset just after the {@code )} closing the VALUES tuple. */
+    public int tupleEnd() {
+        return tupleEnd;
+    }
+
+    /** UPDATE/DELETE: offset of the {@code WHERE} keyword. */
+    public int whereStart() {
+        return whereStart;
+    }
+
+    /** Offset where the statement's text ends (before trailing whitespace, comments and {@code ;}). */
+    public int textEnd() {
+        return textEnd;
+    }
+
+    /** True when the statement has its own RETURNING clause. */
+    public boolean hasReturning() {
+        return returning;
+    }
+
+    /** UPDATE: the SET list in order. */
+    public List<Assignment> assignments() {
+        return assignments;
+    }
+
+    /** UPDATE/DELETE: the {@code column = ?} conjuncts of the WHERE clause, in order. */
+    public List<KeyColumn> keys() {
+        return keys;
+    }
+
+    @Override
+    public String toString() {
+        return kind + (targetTable == null ? "" : " " + targetTable) + " params=" + parameterCount
+                + (fallbackReason == null ? " coalescable" : " fallback: " + fallbackReason);
+    }
+
+    static Builder builder(String sql, Kind kind) {
+        return new Builder(sql, kind);
+    }
+
+    /** Mutable builder used only by {@link SqlAnalyzer}. */
+    static final class Builder {
+        private final String sql;
+        private final Kind kind;
+        private String fallbackReason;
+        private String targetTable;
+        private String targetAlias;
+        private int[] parameterOffsets = new int[0];
+        private List<String> insertColumns = List.of();
+        private int tupleStart = -1;
+        private int tupleEnd = -1;
+        private int whereStart = -1;
+        private int textEnd;
+        private boolean returning;
+        private List<Assignment> assignments = List.of();
+        private List<KeyColumn> keys = List.of();
+
+        private Builder(String sql, Kind kind) {
+            this.sql = sql;
+            this.kind = kind;
+            this.textEnd = sql.length();
+        }
+
+        Builder fallback(String reason) {
+            if (fallbackReason == null) {
+                fallbackReason = reason;
+            }
+            return this;
+        }
+
+        boolean failed() {
+            return fallbackReason != null;
+        }
+
+        Builder target(String table, String alias) {
+            this.targetTable = table;
+            this.targetAlias = alias;
+            return this;
+        }
+
+        Builder parameterOffsets(int[] offsets) {
+            this.parameterOffsets = offsets;
+            return this;
+        }
+
+        Builder insertColumns(List<String> columns) {
+            this.insertColumns = columns;
+            return this;
+        }
+
+        Builder tuple(int start, int end) {
+            this.tupleStart = start;
+            this.tupleEnd = end;
+            return this;
+        }
+
+        Builder whereStart(int offset) {
+            this.whereStart = offset;
+            return this;
+        }
+
+        Builder textEnd(int offset) {
+            this.textEnd = offset;
+            return this;
+        }
+
+        Builder returning(boolean returning) {
+            this.returning = returning;
+            return this;
+        }
+
+        Builder assignments(List<Assignment> assignments) {
+            this.assignments = assignments;
+            return this;
+        }
+
+        Builder keys(List<KeyColumn> keys) {
+            this.keys = keys;
+            return this;
+        }
+
+        StatementDescription build() {
+            return new StatementDescription(this);
+        }
+    }
+}

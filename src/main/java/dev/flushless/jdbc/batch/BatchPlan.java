@@ -1,0 +1,38 @@
+package dev.flushless.jdbc.batch;
+
+import java.util.List;
+
+/**
+ * How one JDBC batch runs: the statements to send (all in one round trip) and how each statement's result
+ * maps back to the batch's rows. Either {@link #statements()} is non-empty, or {@link #fallbackReason()}
+ * says why the batch runs as the application sent it.
+ */
+public record BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason) {
+
+    /** How a statement's result becomes per-row update counts. */
+    public enum Decoding {
+        /** A multi-row INSERT: every row inserted exactly one row; the update count must equal the row count. */
+        ONE_PER_ROW,
+        /** A multi-row INSERT with RETURNING: one returned row per inserted row, kept for the application. */
+        RETURNED_ROWS,
+        /**
+         * A multi-row INSERT with the application's own RETURNING but no generated-keys request: pgjdbc
+         * discards such rows in a batch and reports 0 per row, so this does too.
+         */
+        RETURNED_ROWS_DISCARDED,
+        /** An UPDATE/DELETE joined to its rows: the result lists the ordinal of the row behind every changed row. */
+        ORDINALS
+    }
+
+    /** One statement of the plan: its SQL text, the batch rows it binds (in order) and how to decode it. */
+    public record Step(String sql, int[] rows, Decoding decoding) {
+    }
+
+    static BatchPlan fallback(String reason) {
+        return new BatchPlan(null, List.of(), reason);
+    }
+
+    public boolean isFallback() {
+        return fallbackReason != null;
+    }
+}

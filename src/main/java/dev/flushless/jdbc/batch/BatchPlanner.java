@@ -1,0 +1,274 @@
+package dev.flushless.jdbc.batch;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
+import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
+import dev.flushless.jdbc.batch.BatchPlan.Decoding;
+import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.batch.TableCatalog.ColumnInfo;
+import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.rewrite.Rewriter;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Decides how a batch of one prepared statement runs: as chunks of a multi-row INSERT, as waves of
+ * UPDATE/DELETE joined to a VALUES list, or as sent (with the reason). Pure: no I/O.
+ */
+public final class BatchPlanner {
+
+    /** The protocol's limit on bind parameters in one statement (an unsigned 16-bit count). */
+    public static final int MAX_BIND_PARAMETERS = 65535;
+
+    /** Inputs that do not come from the batch itself. */
+    public record Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session) {
+    }
+
+    private BatchPlanner() {
+    }
+
+    /**
+     * Plans {@code rows} (each the recorded setters of one {@code addBatch()}, index = parameter - 1).
+     *
+     * @param returningSuffix {@code null} when the application did not ask for generated keys, else the text
+     *     pgjdbc would append for them (empty when the statement has its own RETURNING)
+     */
+    public static BatchPlan plan(StatementDescription statement, List<Bind[]> rows, TableInfo table,
+            String returningSuffix, Settings settings) {
+        if (!statement.isCoalescable()) {
+            return BatchPlan.fallback(statement.fallbackReason());
+        }
+        if (!settings.session().standardConformingStrings()) {
+            return BatchPlan.fallback("standard_conforming_strings is off");
+        }
+        for (Bind[] row : rows) {
+            if (row.length < statement.parameterCount() || Arrays.asList(row).subList(0, statement.parameterCount()).contains(null)) {
+                return BatchPlan.fallback("a batch row lacks a parameter value");
+            }
+        }
+        String barrier = table.barrier(settings.trustTriggers());
+        if (barrier != null) {
+            return BatchPlan.fallback(barrier);
+        }
+        int perRow = Math.max(1, statement.parameterCount());
+        int chunkRows = Math.max(1, Math.min(settings.maxRowsPerStatement(), MAX_BIND_PARAMETERS / perRow));
+        switch (statement.kind()) {
+            case INSERT:
+                return planInsert(statement, rows.size(), returningSuffix, chunkRows);
+            case UPDATE:
+            case DELETE:
+                if (returningSuffix != null) {
+                    return BatchPlan.fallback("generated keys requested for UPDATE or DELETE");
+                }
+                return planKeyed(statement, rows, table, settings.session(), chunkRows);
+            default:
+                return BatchPlan.fallback("not an INSERT, UPDATE or DELETE");
+        }
+    }
+
+    private static BatchPlan planInsert(StatementDescription insert, int rowCount, String returningSuffix, int chunkRows) {
+        Decoding decoding = returningSuffix != null ? Decoding.RETURNED_ROWS
+                : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
+        List<Step> steps = new ArrayList<>();
+        for (int start = 0; start < rowCount; start += chunkRows) {
+            int size = Math.min(chunkRows, rowCount - start);
+            steps.add(new Step(Rewriter.insertValues(insert, size, returningSuffix), range(start, size), decoding));
+        }
+        return new BatchPlan("insert-values", steps, null);
+    }
+
+    private static BatchPlan planKeyed(StatementDescription dml, List<Bind[]> rows, TableInfo table, SessionFacts session,
+            int chunkRows) {
+        if (!session.known()) {
+            return BatchPlan.fallback("the delegate connection is not pgjdbc: parameter types unknown");
+        }
+        for (String column : table.columns().keySet()) {
+            if (column.startsWith(Rewriter.COLUMN_PREFIX)) {
+                return BatchPlan.fallback("table has a column named " + column);
+            }
+        }
+        int parameters = dml.parameterCount();
+        ColumnInfo[] parameterColumns = new ColumnInfo[parameters];
+        for (Assignment assignment : dml.assignments()) {
+            ColumnInfo column = table.column(assignment.column());
+            if (column == null) {
+                return BatchPlan.fallback("SET column not found: " + assignment.column());
+            }
+            if (assignment.isParameter()) {
+                parameterColumns[assignment.parameter()] = column;
+            }
+        }
+        ColumnInfo[] keyColumns = new ColumnInfo[dml.keys().size()];
+        for (int k = 0; k < keyColumns.length; k++) {
+            KeyColumn key = dml.keys().get(k);
+            keyColumns[k] = table.column(key.column());
+            if (keyColumns[k] == null) {
+                return BatchPlan.fallback("WHERE column not found: " + key.column());
+            }
+            parameterColumns[key.parameter()] = keyColumns[k];
+        }
+        String[] casts = new String[parameters];
+        for (int p = 0; p < parameters; p++) {
+            if (parameterColumns[p] == null) {
+                return BatchPlan.fallback("parameter " + (p + 1) + " not matched to a column");
+            }
+            String problem = decideCast(p, parameterColumns[p], rows, session, casts);
+            if (problem != null) {
+                return BatchPlan.fallback(problem);
+            }
+        }
+        // Rows whose keys repeat go to a later wave: within one statement a row can be changed only once.
+        List<List<Integer>> waves = new ArrayList<>();
+        Map<List<Object>, Integer> seen = new HashMap<>();
+        for (int r = 0; r < rows.size(); r++) {
+            List<Object> key = new ArrayList<>(keyColumns.length);
+            boolean matchesNothing = false;
+            for (int k = 0; k < keyColumns.length; k++) {
+                Bind bind = rows.get(r)[dml.keys().get(k).parameter()];
+                if (bind.isNull()) {
+                    matchesNothing = true; // column = NULL is never true: the row changes nothing
+                    break;
+                }
+                Object canonical = canonicalKey(bind.value(), keyColumns[k]);
+                if (canonical == null) {
+                    return BatchPlan.fallback("key column " + keyColumns[k].name() + " of type " + keyColumns[k].typeName()
+                            + " bound with " + bind.value().getClass().getSimpleName() + ": equality not modelled");
+                }
+                key.add(canonical);
+            }
+            int wave = 0;
+            if (!matchesNothing) {
+                Integer previous = seen.get(key);
+                wave = previous == null ? 0 : previous + 1;
+                seen.put(key, wave);
+            }
+            while (waves.size() <= wave) {
+                waves.add(new ArrayList<>());
+            }
+            waves.get(wave).add(r);
+        }
+        List<Step> steps = new ArrayList<>();
+        for (List<Integer> wave : waves) {
+            for (int start = 0; start < wave.size(); start += chunkRows) {
+                int size = Math.min(chunkRows, wave.size() - start);
+                int[] chunk = wave.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
+                steps.add(new Step(Rewriter.keyedDml(dml, size, casts), chunk, Decoding.ORDINALS));
+            }
+        }
+        return new BatchPlan(dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using", steps, null);
+    }
+
+    /**
+     * Chooses the cast for parameter {@code p} in the VALUES list, so that it has the type the original
+     * statement's context would give it: an unspecified parameter takes the column's type there, and a
+     * typed one keeps its type (and is compared or assigned with the same operators and casts).
+     */
+    private static String decideCast(int p, ColumnInfo column, List<Bind[]> rows, SessionFacts session, String[] casts) {
+        Set<SentType> sent = new LinkedHashSet<>();
+        for (Bind[] row : rows) {
+            sent.add(row[p].sentType(session));
+        }
+        if (sent.contains(SentType.UNKNOWN)) {
+            return "parameter " + (p + 1) + ": setter whose declared type is not modelled";
+        }
+        String columnCast = castableName(column);
+        boolean allColumnTyped = true;
+        for (SentType type : sent) {
+            allColumnTyped &= type.isUnspecified() || type.oid() == column.typeOid();
+        }
+        if (allColumnTyped) {
+            if (columnCast == null) {
+                return "parameter " + (p + 1) + ": column type " + column.typeName() + " cannot be named in a cast";
+            }
+            casts[p] = columnCast;
+            return null;
+        }
+        if (sent.size() == 1) {
+            String name = sent.iterator().next().sqlName();
+            if (name != null) {
+                casts[p] = name;
+                return null;
+            }
+        }
+        return "parameter " + (p + 1) + ": rows bind it with different types " + sent;
+    }
+
+    /** The column's type as a cast target without a type modifier, or {@code null} where that would change it. */
+    private static String castableName(ColumnInfo column) {
+        if (column.typeOid() == SentType.BPCHAR) {
+            return "bpchar"; // "character" without a length means character(1)
+        }
+        if (column.typeOid() == 1014) {
+            return "bpchar[]";
+        }
+        String name = column.typeName();
+        return name == null || name.equals("bit") || name.equals("bit[]") ? null : name;
+    }
+
+    /**
+     * A value that is equal for two key values whenever PostgreSQL could find them equal (it may be coarser,
+     * never finer), or {@code null} when this driver does not model the column type's equality.
+     */
+    static Object canonicalKey(Object value, ColumnInfo column) {
+        switch (column.typeOid()) {
+            case SentType.INT2:
+            case SentType.INT4:
+            case SentType.INT8:
+            case SentType.NUMERIC:
+                return canonicalNumber(value);
+            case SentType.TEXT:
+            case SentType.VARCHAR:
+            case SentType.BPCHAR:
+                if (!column.deterministic() || !(value instanceof String || value instanceof Character)) {
+                    return null;
+                }
+                return stripTrailingSpaces(value.toString()); // bpchar comparisons ignore trailing spaces
+            case SentType.UUID_OID:
+                return value instanceof java.util.UUID ? value : null;
+            case SentType.BOOL:
+                return value instanceof Boolean ? value : null;
+            case SentType.BYTEA:
+                return value instanceof byte[] bytes ? ByteBuffer.wrap(bytes.clone()) : null;
+            default:
+                return null;
+        }
+    }
+
+    private static Object canonicalNumber(Object value) {
+        BigDecimal decimal;
+        if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+            decimal = BigDecimal.valueOf(((Number) value).longValue());
+        } else if (value instanceof BigInteger big) {
+            decimal = new BigDecimal(big);
+        } else if (value instanceof BigDecimal big) {
+            decimal = big;
+        } else {
+            return null;
+        }
+        return decimal.signum() == 0 ? BigDecimal.ZERO : decimal.stripTrailingZeros();
+    }
+
+    private static String stripTrailingSpaces(String s) {
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return s.substring(0, end);
+    }
+
+    private static int[] range(int start, int size) {
+        int[] rows = new int[size];
+        for (int i = 0; i < size; i++) {
+            rows[i] = start + i;
+        }
+        return rows;
+    }
+}

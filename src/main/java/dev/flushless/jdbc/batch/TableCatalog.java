@@ -1,0 +1,110 @@
+package dev.flushless.jdbc.batch;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one connection knows about the tables its batches write: whether a table is a plain table without
+ * triggers, rules or row-level security (a "barrier" otherwise), and its columns' types. Read from the
+ * catalog once per table and cached for the connection; {@link #clear()} drops it after DDL or a session
+ * change (e.g. {@code search_path}) through the connection.
+ *
+ * <p>Why barriers: a trigger, rule or row-level security policy can skip or redirect rows and read or write
+ * other tables, so a statement's effect is no longer the sum of its rows' effects (a BEFORE trigger that
+ * returns NULL makes the row count 0; a rule can turn an INSERT into something else).
+ */
+public final class TableCatalog {
+
+    /** One column: its type OID, its type as PostgreSQL spells it without a modifier, and its collation. */
+    public record ColumnInfo(String name, int typeOid, String typeName, boolean deterministic) {
+    }
+
+    /**
+     * One table. {@code kindProblem} says why it is not a plain table (view, foreign table, missing), and
+     * {@code userCode} names the triggers, rules or row-level security it has; both {@code null} for a plain
+     * table.
+     */
+    public record TableInfo(String kindProblem, String userCode, Map<String, ColumnInfo> columns) {
+        public ColumnInfo column(String name) {
+            return columns.get(name);
+        }
+
+        /** Why the table is a barrier, or {@code null}; {@code trustTriggers} ignores triggers, rules and RLS. */
+        public String barrier(boolean trustTriggers) {
+            return kindProblem != null ? kindProblem : trustTriggers ? null : userCode;
+        }
+    }
+
+    private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
+            + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"
+            + "   UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN tree ON i.inhparent = tree.relid)"
+            + " SELECT c.relkind::text,"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_trigger tg WHERE tg.tgrelid IN (SELECT relid FROM tree)"
+            + "          AND NOT tg.tgisinternal),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "          AND pc.relhasrules),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "          AND pc.relrowsecurity),"
+            + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
+            + "  coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true)"
+            + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
+            + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
+            + " ORDER BY a.attnum";
+
+    private final Map<String, TableInfo> tables = new HashMap<>();
+
+    /**
+     * The facts about {@code table} (as written in the SQL), read through {@code connection} when not cached.
+     *
+     * @throws SQLException when the catalog cannot be read (e.g. in an aborted transaction)
+     */
+    public TableInfo lookup(Connection connection, String table) throws SQLException {
+        TableInfo info = tables.get(table);
+        if (info == null) {
+            info = read(connection, table);
+            tables.put(table, info);
+        }
+        return info;
+    }
+
+    public boolean isEmpty() {
+        return tables.isEmpty();
+    }
+
+    /** Forgets everything (after DDL or a session change through the connection). */
+    public void clear() {
+        tables.clear();
+    }
+
+    private static TableInfo read(Connection connection, String table) throws SQLException {
+        Map<String, ColumnInfo> columns = new LinkedHashMap<>();
+        String kindProblem = "table not found";
+        String userCode = null;
+        try (PreparedStatement ps = connection.prepareStatement(LOOKUP)) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                boolean first = true;
+                while (rs.next()) {
+                    if (first) {
+                        String relkind = rs.getString(1);
+                        kindProblem = "r".equals(relkind) || "p".equals(relkind) ? null
+                                : "target is not a plain table (relkind " + relkind + ")";
+                        userCode = rs.getBoolean(2) ? "table has user triggers" : rs.getBoolean(3) ? "table has rules"
+                                : rs.getBoolean(4) ? "table has row-level security" : null;
+                        first = false;
+                    }
+                    String name = rs.getString(5);
+                    if (name != null) {
+                        columns.put(name, new ColumnInfo(name, rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
+                    }
+                }
+            }
+        }
+        return new TableInfo(kindProblem, userCode, Map.copyOf(columns));
+    }
+}

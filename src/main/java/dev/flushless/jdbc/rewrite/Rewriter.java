@@ -1,0 +1,104 @@
+package dev.flushless.jdbc.rewrite;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+
+/**
+ * Pure functions from a {@link StatementDescription} and a row count to SQL text. They splice the
+ * application's own text (never a re-printed syntax tree), and values always stay bind parameters:
+ * the rewritten text has exactly {@code rows * parameterCount} parameters, bound row by row in the
+ * application's parameter order.
+ */
+public final class Rewriter {
+
+    /** Alias of the VALUES list joined by UPDATE/DELETE rewrites; tables with such column names are not rewritten. */
+    public static final String ROWS_ALIAS = "flushless_v";
+    /** Prefix of the VALUES list's column names. */
+    public static final String COLUMN_PREFIX = "flushless_";
+    /** The column holding each row's 1-based position in the chunk. */
+    public static final String ORDINAL = "flushless_ord";
+
+    private Rewriter() {
+    }
+
+    /**
+     * {@code INSERT ... VALUES (t)} as one statement inserting {@code rows} rows: the tuple {@code t} repeated.
+     * Inside INSERT, PostgreSQL coerces every VALUES row to the target columns on its own, exactly as for a
+     * single-row INSERT, so no casts are needed.
+     *
+     * @param returningSuffix appended after the statement (e.g. {@code "\nRETURNING *"} for generated keys),
+     *     or {@code null}
+     */
+    public static String insertValues(StatementDescription insert, int rows, String returningSuffix) {
+        String sql = insert.sql();
+        String tuple = sql.substring(insert.tupleStart(), insert.tupleEnd());
+        StringBuilder out = new StringBuilder(insert.tupleStart() + rows * (tuple.length() + 2) + 64);
+        out.append(sql, 0, insert.tupleStart());
+        for (int i = 0; i < rows; i++) {
+            if (i > 0) {
+                out.append(", ");
+            }
+            out.append(tuple);
+        }
+        out.append(sql, insert.tupleEnd(), insert.textEnd());
+        if (returningSuffix != null) {
+            out.append(returningSuffix);
+        }
+        return out.toString();
+    }
+
+    /**
+     * {@code UPDATE t SET .. WHERE k = ? ..} or {@code DELETE FROM t WHERE k = ? ..} for {@code rows} rows at
+     * once: the rows become a VALUES list joined on the keys, and {@code RETURNING} the matching rows'
+     * ordinals gives each row's exact update count.
+     *
+     * <pre>
+     * UPDATE t SET a = flushless_v.flushless_p1
+     *   FROM (VALUES (1, CAST(? AS text), CAST(? AS integer)), (2, ...)) AS flushless_v(flushless_ord, flushless_p1, flushless_p2)
+     *   WHERE id = flushless_v.flushless_p2 RETURNING flushless_v.flushless_ord
+     * </pre>
+     *
+     * @param casts per parameter, the type to cast it to in the VALUES list, or {@code null} for none
+     */
+    public static String keyedDml(StatementDescription dml, int rows, String[] casts) {
+        String sql = dml.sql();
+        int parameters = dml.parameterCount();
+        StringBuilder out = new StringBuilder(sql.length() + rows * parameters * 24 + 128);
+        int position = 0;
+        int parameter = 0;
+        for (; parameter < parameters && dml.parameterOffset(parameter) < dml.whereStart(); parameter++) {
+            out.append(sql, position, dml.parameterOffset(parameter)).append(column(parameter));
+            position = dml.parameterOffset(parameter) + 1;
+        }
+        out.append(sql, position, dml.whereStart());
+        out.append(dml.kind() == StatementDescription.Kind.UPDATE ? " FROM (VALUES " : " USING (VALUES ");
+        for (int row = 1; row <= rows; row++) {
+            out.append(row > 1 ? ", (" : "(").append(row);
+            for (int p = 0; p < parameters; p++) {
+                out.append(", ");
+                if (casts[p] == null) {
+                    out.append('?');
+                } else {
+                    out.append("CAST(? AS ").append(casts[p]).append(')');
+                }
+            }
+            out.append(')');
+        }
+        out.append(") AS ").append(ROWS_ALIAS).append('(').append(ORDINAL);
+        for (int p = 0; p < parameters; p++) {
+            out.append(", ").append(COLUMN_PREFIX).append('p').append(p + 1);
+        }
+        out.append(") ");
+        position = dml.whereStart();
+        for (; parameter < parameters; parameter++) {
+            out.append(sql, position, dml.parameterOffset(parameter)).append(column(parameter));
+            position = dml.parameterOffset(parameter) + 1;
+        }
+        out.append(sql, position, dml.textEnd());
+        out.append(" RETURNING ").append(ROWS_ALIAS).append('.').append(ORDINAL);
+        return out.toString();
+    }
+
+    private static String column(int parameter) {
+        return ROWS_ALIAS + "." + COLUMN_PREFIX + "p" + (parameter + 1);
+    }
+}
