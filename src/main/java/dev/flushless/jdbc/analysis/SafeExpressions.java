@@ -97,8 +97,16 @@ final class SafeExpressions {
         return true;
     }
 
-    /** True when {@code expression} contains a JDBC parameter (conservatively: any {@code ?} in its text). */
+    /** True when {@code expression} contains a JDBC parameter anywhere (subqueries included). */
     static boolean hasParameter(Expression expression) {
-        return expression.toString().indexOf('?') >= 0;
+        boolean[] found = {false};
+        expression.accept(new net.sf.jsqlparser.expression.ExpressionVisitorAdapter<Void>() {
+            @Override
+            public <S> Void visit(JdbcParameter parameter, S context) {
+                found[0] = true;
+                return null;
+            }
+        }, null);
+        return found[0];
     }
 }

@@ -271,13 +271,9 @@ public final class SqlAnalyzer {
         if (b.failed()) {
             return;
         }
-        for (Assignment assignment : assignments) {
-            for (KeyColumn key : keys) {
-                if (key.column().equals(assignment.column())) {
-                    b.fallback("SET changes a column the WHERE clause matches on");
-                    return;
-                }
-            }
+        if (keys.stream().allMatch(key -> assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
+            b.fallback("SET changes every column the WHERE clause matches on");
+            return;
         }
         finishKeyed(sql, tokens, keys, (int) assignments.stream().filter(Assignment::isParameter).count(), b);
     }

@@ -21,8 +21,8 @@ public final class BatchExecutor {
     /** The savepoint that guards a coalesced batch inside an explicit transaction. */
     public static final String GUARD_SAVEPOINT = "flushless_batch_guard";
 
-    /** What a successful run produced: per-row counts, and the returned rows' result sets (if any). */
-    public record Outcome(long[] counts, List<ResultSet> returned, Statement owner) {
+    /** What a successful run produced: per-row counts, and the returned rows' result sets (if any) with their statements. */
+    public record Outcome(long[] counts, List<ResultSet> returned, List<Statement> owners) {
     }
 
     /** A coalesced run failed and was undone (nothing of it remains); the batch must run as sent. */
@@ -49,73 +49,120 @@ public final class BatchExecutor {
     }
 
     /**
-     * Runs {@code plan} for {@code rows} on {@code connection} (pgjdbc).
+     * Runs {@code plan} for {@code rows} on {@code connection} (pgjdbc). Normally one execution; a plan
+     * with more bind parameters than one execution may carry (pgjdbc counts them over all statements of
+     * a multi-statement text) runs as several, inside one transaction (in autocommit, a temporary one) so
+     * that it still applies all or nothing.
      *
      * @throws Undone when the coalesced statements failed and their effect was undone
      * @throws SQLException when the connection failed so that nothing can be said or undone
      */
     public static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow)
             throws SQLException, Undone {
-        boolean guarded = !connection.getAutoCommit();
-        boolean returnsRows = plan.statements().stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS
-                || s.decoding() == BatchPlan.Decoding.RETURNED_ROWS_DISCARDED);
-        StringBuilder text = new StringBuilder();
-        if (guarded) {
-            text.append("SAVEPOINT ").append(GUARD_SAVEPOINT).append(";\n");
-        }
-        for (int i = 0; i < plan.statements().size(); i++) {
-            text.append(i > 0 ? ";\n" : "").append(plan.statements().get(i).sql());
-        }
-        if (guarded) {
-            text.append(";\nRELEASE SAVEPOINT ").append(GUARD_SAVEPOINT);
-        }
-        PreparedStatement statement = returnsRows
-                ? connection.prepareStatement(text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
-                : connection.prepareStatement(text.toString());
+        List<List<Step>> executions = packByParameters(plan.statements(), parametersPerRow);
+        boolean autocommit = connection.getAutoCommit();
+        boolean envelope = autocommit && executions.size() > 1;
+        boolean guarded = !autocommit;
         long[] counts = new long[rows.size()];
         List<ResultSet> returned = new ArrayList<>();
+        List<Statement> owners = new ArrayList<>();
         boolean countMismatch = false;
+        if (envelope) {
+            connection.setAutoCommit(false);
+        }
         try {
-            int index = 1;
-            for (Step step : plan.statements()) {
-                for (int row : step.rows()) {
-                    Bind[] binds = rows.get(row);
-                    for (int p = 0; p < parametersPerRow; p++) {
-                        binds[p].applyTo(statement, index++);
-                    }
-                }
+            for (int e = 0; e < executions.size(); e++) {
+                String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : "";
+                String suffix = guarded && e == executions.size() - 1 ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "";
+                countMismatch |= !execute(connection, executions.get(e), rows, parametersPerRow, prefix, suffix,
+                        counts, returned, owners);
             }
-            boolean isResultSet = statement.execute();
-            if (guarded) {
-                isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT
+            if (countMismatch) {
+                // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session),
+                // for an INSERT whose generated keys were asked for (the others check their count in-statement).
+                throw new SQLException("Flushless: a coalesced INSERT returned fewer generated keys than the batch"
+                        + " had rows; a trigger or rule was probably added to the table by another session. The rows"
+                        + " that were inserted are kept (committed, in autocommit); reconnect so that Flushless reads the"
+                        + " table's definition again, or set flushless.mode=off for this table's writers.", "XX000");
             }
-            for (Step step : plan.statements()) {
-                countMismatch |= !decode(step, statement, isResultSet, counts, returned);
-                isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+            if (envelope) {
+                connection.commit();
+                connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            closeQuietly(statement);
+            for (Statement owner : owners) {
+                closeQuietly(owner);
+            }
             if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
                 throw e; // the connection is gone: nothing to undo, nothing to re-run
             }
-            undo(connection, guarded, e);
+            if (autocommit && !envelope && countMismatch) {
+                throw e; // one implicit transaction that already committed: it cannot be undone
+            }
+            undo(connection, guarded, envelope, e);
             throw new Undone(e, guarded);
         }
-        if (countMismatch) {
-            // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session).
-            closeQuietly(statement);
-            SQLException mismatch = new SQLException("Flushless: a coalesced INSERT inserted fewer rows than the batch"
-                    + " had; a trigger or rule may have been added to the table", "XX000");
-            if (guarded) {
-                undo(connection, true, mismatch);
-                throw new Undone(mismatch, true);
-            }
-            throw mismatch;
-        }
         if (returned.isEmpty()) {
-            closeQuietly(statement);
+            for (Statement owner : owners) {
+                closeQuietly(owner);
+            }
+            owners.clear();
         }
-        return new Outcome(counts, returned, returned.isEmpty() ? null : statement);
+        return new Outcome(counts, returned, owners);
+    }
+
+    /** Splits the steps into executions of at most {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters each. */
+    private static List<List<Step>> packByParameters(List<Step> steps, int parametersPerRow) {
+        List<List<Step>> executions = new ArrayList<>();
+        List<Step> current = new ArrayList<>();
+        long parameters = 0;
+        for (Step step : steps) {
+            long stepParameters = (long) step.rows().length * parametersPerRow;
+            if (!current.isEmpty() && parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS) {
+                executions.add(current);
+                current = new ArrayList<>();
+                parameters = 0;
+            }
+            current.add(step);
+            parameters += stepParameters;
+        }
+        executions.add(current);
+        return executions;
+    }
+
+    /** One multi-statement execution (one round trip); false when an INSERT's count differs from its rows. */
+    private static boolean execute(Connection connection, List<Step> steps, List<Bind[]> rows, int parametersPerRow,
+            String prefix, String suffix, long[] counts, List<ResultSet> returned, List<Statement> owners)
+            throws SQLException {
+        boolean returnsRows = steps.stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS);
+        StringBuilder text = new StringBuilder(prefix);
+        for (int i = 0; i < steps.size(); i++) {
+            text.append(i > 0 ? ";\n" : "").append(steps.get(i).sql());
+        }
+        text.append(suffix);
+        PreparedStatement statement = returnsRows
+                ? connection.prepareStatement(text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
+                : connection.prepareStatement(text.toString());
+        owners.add(statement);
+        int index = 1;
+        for (Step step : steps) {
+            for (int row : step.rows()) {
+                Bind[] binds = rows.get(row);
+                for (int p = 0; p < parametersPerRow; p++) {
+                    binds[p].applyTo(statement, index++);
+                }
+            }
+        }
+        boolean isResultSet = statement.execute();
+        if (!prefix.isEmpty()) {
+            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT
+        }
+        boolean countsMatch = true;
+        for (Step step : steps) {
+            countsMatch &= decode(step, statement, isResultSet, counts, returned);
+            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+        }
+        return countsMatch;
     }
 
     /** Reads one step's result into {@code counts}; false when an INSERT's count differs from its row count. */
@@ -124,11 +171,13 @@ public final class BatchExecutor {
         int[] rows = step.rows();
         switch (step.decoding()) {
             case ONE_PER_ROW: {
-                long inserted = statement.getLargeUpdateCount();
+                try (ResultSet rs = statement.getResultSet()) {
+                    rs.next(); // the count check raised an error inside the statement if it was not rows.length
+                }
                 for (int row : rows) {
                     counts[row] = 1;
                 }
-                return inserted == rows.length;
+                return true;
             }
             case RETURNED_ROWS: {
                 ResultSet rs = statement.getResultSet();
@@ -143,9 +192,9 @@ public final class BatchExecutor {
             }
             case RETURNED_ROWS_DISCARDED: {
                 try (ResultSet rs = statement.getResultSet()) {
-                    rs.last();
-                    return rs.getRow() == rows.length; // counts stay 0, as pgjdbc reports them
+                    rs.next(); // count-checked as ONE_PER_ROW; counts stay 0, as pgjdbc reports them
                 }
+                return true;
             }
             case ORDINALS: {
                 try (ResultSet rs = statement.getResultSet()) {
@@ -160,12 +209,18 @@ public final class BatchExecutor {
         }
     }
 
-    private static void undo(Connection connection, boolean guarded, SQLException cause) throws SQLException {
-        if (!guarded) {
-            return; // autocommit: the single implicit transaction already rolled back
-        }
-        try (Statement rollback = connection.createStatement()) {
-            rollback.execute("ROLLBACK TO SAVEPOINT " + GUARD_SAVEPOINT);
+    private static void undo(Connection connection, boolean guarded, boolean envelope, SQLException cause)
+            throws SQLException {
+        try {
+            if (envelope) {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            } else if (guarded) {
+                try (Statement rollback = connection.createStatement()) {
+                    rollback.execute("ROLLBACK TO SAVEPOINT " + GUARD_SAVEPOINT);
+                }
+            }
+            // else autocommit in one execution: its single implicit transaction already rolled back
         } catch (SQLException e) {
             cause.setNextException(e);
             throw cause;

@@ -11,13 +11,16 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
 
     /** How a statement's result becomes per-row update counts. */
     public enum Decoding {
-        /** A multi-row INSERT: every row inserted exactly one row; the update count must equal the row count. */
+        /**
+         * A multi-row INSERT wrapped in a count check ({@code Rewriter.countChecked}): every row inserted
+         * exactly one row, or the statement failed.
+         */
         ONE_PER_ROW,
         /** A multi-row INSERT with RETURNING: one returned row per inserted row, kept for the application. */
         RETURNED_ROWS,
         /**
-         * A multi-row INSERT with the application's own RETURNING but no generated-keys request: pgjdbc
-         * discards such rows in a batch and reports 0 per row, so this does too.
+         * A count-checked multi-row INSERT with the application's own RETURNING but no generated-keys
+         * request: pgjdbc discards such rows in a batch and reports 0 per row, so this does too.
          */
         RETURNED_ROWS_DISCARDED,
         /** An UPDATE/DELETE joined to its rows: the result lists the ordinal of the row behind every changed row. */

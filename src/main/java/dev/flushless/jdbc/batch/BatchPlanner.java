@@ -80,7 +80,11 @@ public final class BatchPlanner {
         List<Step> steps = new ArrayList<>();
         for (int start = 0; start < rowCount; start += chunkRows) {
             int size = Math.min(chunkRows, rowCount - start);
-            steps.add(new Step(Rewriter.insertValues(insert, size, returningSuffix), range(start, size), decoding));
+            String sql = Rewriter.insertValues(insert, size, returningSuffix);
+            if (decoding != Decoding.RETURNED_ROWS) {
+                sql = Rewriter.countChecked(insert.hasReturning() ? sql : sql + "\nRETURNING 1", size);
+            }
+            steps.add(new Step(sql, range(start, size), decoding));
         }
         return new BatchPlan("insert-values", steps, null);
     }
@@ -125,7 +129,15 @@ public final class BatchPlanner {
                 return BatchPlan.fallback(problem);
             }
         }
-        // Rows whose keys repeat go to a later wave: within one statement a row can be changed only once.
+        // Rows that may touch the same table row go to a later wave: within one statement a row can be changed
+        // only once, and a later row must see an earlier row's change. Two rows can touch the same table row
+        // only if they agree on every key column the SET list leaves unchanged (a changed key column, such as
+        // an optimistic-lock version, is matched against the value left by the earlier row).
+        boolean[] conflictKey = new boolean[keyColumns.length];
+        for (int k = 0; k < keyColumns.length; k++) {
+            String name = dml.keys().get(k).column();
+            conflictKey[k] = dml.assignments().stream().noneMatch(a -> a.column().equals(name));
+        }
         List<List<Integer>> waves = new ArrayList<>();
         Map<List<Object>, Integer> seen = new HashMap<>();
         for (int r = 0; r < rows.size(); r++) {
@@ -136,6 +148,9 @@ public final class BatchPlanner {
                 if (bind.isNull()) {
                     matchesNothing = true; // column = NULL is never true: the row changes nothing
                     break;
+                }
+                if (!conflictKey[k]) {
+                    continue;
                 }
                 Object canonical = canonicalKey(bind.value(), keyColumns[k]);
                 if (canonical == null) {

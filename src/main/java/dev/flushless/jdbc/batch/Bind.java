@@ -218,6 +218,9 @@ public final class Bind {
                 return value instanceof org.postgresql.util.PGTimestamp ? SentType.UNKNOWN : SentType.UNSPECIFIED;
             case OBJECT:
                 return SentType.forObject(value, session);
+            case OBJECT_TYPED:
+            case OBJECT_TYPED_SCALE:
+                return SentType.forObjectAs(value, number, session);
             default:
                 return SentType.UNKNOWN;
         }

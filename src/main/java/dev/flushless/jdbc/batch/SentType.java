@@ -118,6 +118,35 @@ public final class SentType {
         }
     }
 
+    /** What pgjdbc's {@code setObject(i, x, targetSqlType)} declares, for the target types modelled here. */
+    static SentType forObjectAs(Object x, int targetSqlType, SessionFacts session) {
+        if (x == null) {
+            return forNullOf(targetSqlType, session);
+        }
+        if (x instanceof UUID) {
+            return typed(UUID_OID);
+        }
+        switch (targetSqlType) {
+            case Types.INTEGER: return typed(INT4);
+            case Types.TINYINT:
+            case Types.SMALLINT: return typed(INT2);
+            case Types.BIGINT: return typed(INT8);
+            case Types.REAL: return session.binaryFloat4() ? typed(FLOAT4) : typed(FLOAT8);
+            case Types.DOUBLE:
+            case Types.FLOAT: return typed(FLOAT8);
+            case Types.DECIMAL:
+            case Types.NUMERIC: return typed(NUMERIC);
+            case Types.CHAR: return typed(BPCHAR);
+            case Types.VARCHAR: return session.stringVarchar() ? typed(VARCHAR) : UNSPECIFIED;
+            case Types.BOOLEAN:
+            case Types.BIT: return typed(BOOL);
+            case Types.DISTINCT: return UNSPECIFIED;
+            case Types.OTHER:
+                return x instanceof org.postgresql.util.PGobject || x instanceof java.util.Map ? UNKNOWN : UNSPECIFIED;
+            default: return UNKNOWN;
+        }
+    }
+
     /** What pgjdbc's untyped {@code setObject(i, x)} declares. */
     static SentType forObject(Object x, SessionFacts session) {
         if (x == null) {

@@ -47,6 +47,17 @@ public final class Rewriter {
     }
 
     /**
+     * Wraps a multi-row INSERT so that it fails, inside the same statement, unless it inserted exactly
+     * {@code rows} rows: a trigger or rule added by another session after the catalog was read could skip or
+     * redirect rows, and the failure lets the batch be undone and re-run as sent. The check's value depends
+     * on the aggregate, so PostgreSQL cannot fold (and raise) it at plan time.
+     */
+    public static String countChecked(String insert, int rows) {
+        return "WITH flushless_ins AS (" + insert + ")\nSELECT CASE WHEN count(*) = " + rows + " THEN count(*)"
+                + " ELSE CAST('flushless: rows inserted by a coalesced INSERT: ' || count(*) AS bigint) END FROM flushless_ins";
+    }
+
+    /**
      * {@code UPDATE t SET .. WHERE k = ? ..} or {@code DELETE FROM t WHERE k = ? ..} for {@code rows} rows at
      * once: the rows become a VALUES list joined on the keys, and {@code RETURNING} the matching rows'
      * ordinals gives each row's exact update count.

@@ -14,19 +14,19 @@ import java.util.List;
 final class CombinedResultSet extends WrappedResultSet {
 
     private final List<ResultSet> parts;
-    private final Statement owner;
+    private final List<Statement> owners;
     private final int total;
     private int part;
     private int row;
 
     /**
      * @param parts scrollable result sets positioned before their first row
-     * @param owner the statement that produced them, closed with this result set
+     * @param owners the statements that produced them, closed with this result set
      */
-    CombinedResultSet(List<ResultSet> parts, Statement owner, WrappedStatement statement) throws SQLException {
+    CombinedResultSet(List<ResultSet> parts, List<Statement> owners, WrappedStatement statement) throws SQLException {
         super(parts.get(0), statement);
         this.parts = parts;
-        this.owner = owner;
+        this.owners = owners;
         int rows = 0;
         for (ResultSet rs : parts) {
             rs.last();
@@ -95,7 +95,9 @@ final class CombinedResultSet extends WrappedResultSet {
         for (ResultSet rs : parts) {
             rs.close();
         }
-        owner.close();
+        for (Statement owner : owners) {
+            owner.close();
+        }
     }
 
     @Override
@@ -105,8 +107,9 @@ final class CombinedResultSet extends WrappedResultSet {
 
     // Forward-only, as pgjdbc's generated keys are: the same error pgjdbc gives for these calls.
     private static SQLException forwardOnly() {
-        return new SQLException("Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
-                "24000");
+        return new org.postgresql.util.PSQLException(
+                "Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
+                org.postgresql.util.PSQLState.INVALID_CURSOR_STATE);
     }
 
     @Override

@@ -194,7 +194,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount());
                 connection.stats.rewrite(plan.rewriteKind(), rows.size(), plan.statements().size());
                 if (!outcome.returned().isEmpty()) {
-                    coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owner(), this);
+                    coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owners(), this);
                 }
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {

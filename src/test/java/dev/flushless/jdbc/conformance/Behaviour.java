@@ -6,7 +6,16 @@ import java.sql.Connection;
  * One row of the conformance table: a named piece of application code that runs against a connection and
  * writes what it observes into a {@link Transcript}.
  */
-public record Behaviour(String name, Action action) {
+public record Behaviour(String name, Action action, Expectation expectation) {
+
+    /**
+     * What the Flushless batch-mode run must have done, so that an equal transcript is not vacuous: the
+     * rewrite kind that must have run (rows counted in the connection's stats), or a fallback reason that
+     * must have been counted. {@code null} fields expect nothing.
+     */
+    public record Expectation(String rewriteKind, String fallbackReason) {
+        static final Expectation NONE = new Expectation(null, null);
+    }
 
     /** The application code; anything it does not catch fails the behaviour. */
     @FunctionalInterface
@@ -24,9 +33,25 @@ public record Behaviour(String name, Action action) {
 
         /** A {@link javax.sql.DataSource} of the same variant and schema (Flushless: a FlushlessDataSource). */
         javax.sql.DataSource dataSource();
+
+        /**
+         * Another connection of the same variant and schema with extra {@code flushless.*} URL parameters
+         * (ignored by the bare pgjdbc variant; its counters also feed the expectation check).
+         */
+        Connection open(String flushlessParameters) throws java.sql.SQLException;
     }
 
     public static Behaviour of(String name, Action action) {
-        return new Behaviour(name, action);
+        return new Behaviour(name, action, Expectation.NONE);
+    }
+
+    /** A behaviour whose batch-mode run must coalesce rows with rewrite {@code kind}. */
+    public static Behaviour rewritten(String kind, String name, Action action) {
+        return new Behaviour(name, action, new Expectation(kind, null));
+    }
+
+    /** A behaviour whose batch-mode run must fall back with a reason containing {@code reason}. */
+    public static Behaviour fallsBack(String reason, String name, Action action) {
+        return new Behaviour(name, action, new Expectation(null, reason));
     }
 }

@@ -40,6 +40,7 @@ class ConformanceTest {
         all.addAll(ErrorsAndWarnings.behaviours());
         all.addAll(PgjdbcExtensions.behaviours());
         all.addAll(Pooling.behaviours());
+        all.addAll(BatchRewrites.behaviours());
         return all;
     }
 
@@ -115,8 +116,19 @@ class ConformanceTest {
                 public DataSource dataSource() {
                     return dataSourceFor(v, url, credentials);
                 }
+
+                @Override
+                public Connection open(String flushlessParameters) throws SQLException {
+                    Connection c = DriverManager.getConnection(v == 0 ? url : withParameter(url, flushlessParameters),
+                            credentials);
+                    opened.add(c);
+                    return c;
+                }
             };
             behaviour.action().run(env, transcript);
+            if (VARIANTS[v].equals("batch")) {
+                checkExpectation(behaviour, opened);
+            }
         } catch (Exception e) {
             if (v == 0) {
                 throw new AssertionError("behaviour '" + behaviour.name() + "' failed on bare pgjdbc: " + e, e);
@@ -132,6 +144,37 @@ class ConformanceTest {
             }
         }
         return transcript + "\n-- final rows --\n" + finalRows(db, schema);
+    }
+
+    /** Fails when the batch-mode run did not rewrite (or fall back) as the behaviour expects. */
+    private static void checkExpectation(Behaviour behaviour, List<Connection> opened) throws SQLException {
+        Behaviour.Expectation expected = behaviour.expectation();
+        if (expected.rewriteKind() == null && expected.fallbackReason() == null) {
+            return;
+        }
+        long rewritten = 0;
+        StringBuilder seen = new StringBuilder();
+        boolean fellBack = false;
+        for (Connection c : opened) {
+            if (c.isClosed() || !c.isWrapperFor(dev.flushless.jdbc.FlushlessConnection.class)) {
+                continue;
+            }
+            dev.flushless.jdbc.stats.FlushlessStats stats =
+                    c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats();
+            seen.append(stats).append('\n');
+            if (expected.rewriteKind() != null) {
+                rewritten += stats.rewrites().getOrDefault(expected.rewriteKind(), 0L);
+            }
+            if (expected.fallbackReason() != null) {
+                fellBack |= stats.fallbacks().keySet().stream().anyMatch(r -> r.contains(expected.fallbackReason()));
+            }
+        }
+        if (expected.rewriteKind() != null && rewritten == 0) {
+            throw new AssertionError("expected rewrite " + expected.rewriteKind() + " in batch mode; stats: " + seen);
+        }
+        if (expected.fallbackReason() != null && !fellBack) {
+            throw new AssertionError("expected a fallback containing '" + expected.fallbackReason() + "'; stats: " + seen);
+        }
     }
 
     private static DataSource dataSourceFor(int v, String url, Properties credentials) {
