@@ -1,0 +1,103 @@
+package dev.flushless.jdbc.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flushless.jdbc.rewrite.Rewriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Pure unit tests of the analysis and the rewriters: SQL in, SQL out. */
+class SqlAnalyzerTest {
+
+    private static StatementDescription describe(String sql) {
+        return SqlAnalyzer.analyse(sql);
+    }
+
+    @Test
+    void insertValuesIsRepeatedFromTheApplicationsOwnText() {
+        StatementDescription d = describe("insert into \"My\".t (a, \"B\") values (?, ?::jsonb) -- note ?\n;");
+        assertNull(d.fallbackReason());
+        assertEquals(List.of("a", "B"), d.insertColumns());
+        assertEquals("insert into \"My\".t (a, \"B\") values (?, ?::jsonb), (?, ?::jsonb), (?, ?::jsonb)",
+                Rewriter.insertValues(d, 3, null));
+        assertEquals("insert into \"My\".t (a, \"B\") values (?, ?::jsonb)\nRETURNING *",
+                Rewriter.insertValues(d, 1, "\nRETURNING *"));
+    }
+
+    @Test
+    void questionMarksInLiteralsCommentsAndQuotedNamesAreNotParameters() {
+        StatementDescription d = describe("INSERT INTO t (\"a?\", b) VALUES (?, '?') /* ? */");
+        assertNull(d.fallbackReason());
+        assertEquals(1, d.parameterCount());
+        assertEquals("INSERT INTO t (\"a?\", b) VALUES (?, '?'), (?, '?') /* ? */".replace(" /* ? */", ""),
+                Rewriter.insertValues(d, 2, null));
+    }
+
+    @Test
+    void updateBecomesAJoinWithAVaulesListAndReturnsOrdinals() {
+        StatementDescription d = describe("UPDATE item SET name = ?, version = version + 1 WHERE id = ? AND version = ?");
+        assertNull(d.fallbackReason());
+        assertEquals(2, d.keys().size());
+        assertEquals("UPDATE item SET name = flushless_v.flushless_p1, version = version + 1  FROM (VALUES"
+                        + " (1, CAST(? AS text), CAST(? AS integer), ?), (2, CAST(? AS text), CAST(? AS integer), ?))"
+                        + " AS flushless_v(flushless_ord, flushless_p1, flushless_p2, flushless_p3) WHERE id ="
+                        + " flushless_v.flushless_p2 AND version = flushless_v.flushless_p3 RETURNING flushless_v.flushless_ord",
+                Rewriter.keyedDml(d, 2, new String[] {"text", "integer", null}));
+    }
+
+    @Test
+    void deleteBecomesUsing() {
+        StatementDescription d = describe("DELETE FROM t AS x WHERE x.id = ?");
+        assertNull(d.fallbackReason());
+        assertEquals("DELETE FROM t AS x  USING (VALUES (1, CAST(? AS bigint))) AS flushless_v(flushless_ord,"
+                        + " flushless_p1) WHERE x.id = flushless_v.flushless_p1 RETURNING flushless_v.flushless_ord",
+                Rewriter.keyedDml(d, 1, new String[] {"bigint"}));
+    }
+
+    @Test
+    void shapesThatCannotBeProvenSafeFallBackWithAReason() {
+        String[][] cases = {
+            {"INSERT INTO t SELECT ?", "INSERT ... SELECT"},
+            {"INSERT INTO t VALUES (?), (?)", "several VALUES rows"},
+            {"INSERT INTO t VALUES ((SELECT max(id) FROM t) + ?)", "not proven row-independent"},
+            {"INSERT INTO t VALUES (my_func(?))", "not proven row-independent"},
+            {"INSERT INTO t VALUES (?) ON CONFLICT DO NOTHING", "ON CONFLICT"},
+            {"INSERT INTO t VALUES (?) RETURNING (SELECT ?)", "parameter outside"},
+            {"UPDATE t SET a = ? WHERE id = ? OR id = ?", "WHERE conjunct"},
+            {"UPDATE t SET a = a * ? WHERE id = ?", "SET expression"},
+            {"UPDATE t SET id = ? WHERE id = ?", "every column"},
+            {"UPDATE t SET a = ? FROM u WHERE t.id = u.id AND u.x = ?", "FROM"},
+            {"UPDATE t SET a = ?", "without WHERE"},
+            {"DELETE FROM t WHERE id IN (?, ?)", "WHERE conjunct"},
+            {"DELETE FROM t WHERE id = ? RETURNING *", "RETURNING"},
+            {"INSERT INTO t VALUES (?); DELETE FROM t", "several statements"},
+            {"SELECT ?", "not an INSERT"},
+            {"INSERT INTO t VALUES (E'x\\'y', ?)", "parser"},
+            {"INSERT INTO t VALUES ('unterminated", "not analysable"},
+            {"INSERT INTO t VALUES ({fn now()})", "not analysable"},
+        };
+        for (String[] c : cases) {
+            String reason = describe(c[0]).fallbackReason();
+            assertTrue(reason != null && reason.contains(c[1]), c[0] + " -> " + reason);
+        }
+    }
+
+    @Test
+    void leadingKindSkipsCommentsAndParentheses() {
+        assertEquals(StatementDescription.Kind.DDL, SqlAnalyzer.leadingKind("/* x */ -- y\n  create table t()"));
+        assertEquals(StatementDescription.Kind.SELECT, SqlAnalyzer.leadingKind("(select 1)"));
+        assertEquals(StatementDescription.Kind.SESSION, SqlAnalyzer.leadingKind("SET search_path = x"));
+        assertEquals(StatementDescription.Kind.INSERT, SqlAnalyzer.leadingKind("insert into t values (1)"));
+    }
+
+    @Test
+    void cacheIsBounded() {
+        SqlAnalyzer analyzer = new SqlAnalyzer(16);
+        for (int i = 0; i < 1000; i++) {
+            analyzer.describe("INSERT INTO t VALUES (?, " + i + ")");
+        }
+        assertEquals(16, analyzer.cachedCount());
+    }
+}

@@ -1,0 +1,89 @@
+package dev.flushless.jdbc.batch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.testing.PostgresExtension;
+import dev.flushless.jdbc.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Exact server-side statement counts (pg_stat_statements) of coalesced batches. */
+@ExtendWith(PostgresExtension.class)
+class BatchStatementCountTest {
+
+    @Test
+    void tenThousandRowInsertRunsAtMostCeilRowsOverMaxRowsStatements(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE counted_insert (id int PRIMARY KEY, a text, b bigint)");
+        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.maxRowsPerStatement=1000"),
+                db.credentials())) {
+            c.setAutoCommit(false);
+            PreparedStatement ps = c.prepareStatement("INSERT INTO counted_insert (id, a, b) VALUES (?, ?, ?)");
+            db.resetStatementCounts();
+            for (int i = 0; i < 10_000; i++) {
+                ps.setInt(1, i);
+                ps.setString(2, "row " + i);
+                ps.setLong(3, i * 3L);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            c.commit();
+            assertEquals(10_000, counts.length);
+            assertTrue(Arrays.stream(counts).allMatch(n -> n == 1));
+            assertEquals(10, db.statementCount("%INSERT INTO counted_insert%"));
+            assertEquals(10_000, c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("insert-values"));
+        }
+        assertEquals(java.util.List.of(java.util.List.of("10000")), db.rows("SELECT count(*) FROM counted_insert"));
+    }
+
+    @Test
+    void twoThousandRowVersionedUpdateWithDistinctKeysRunsOneStatement(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE counted_update (id bigint PRIMARY KEY, name text, version int NOT NULL)",
+                "INSERT INTO counted_update SELECT g, 'n', 3 FROM generate_series(1, 2000) g");
+        try (Connection c = db.flushless("batch")) {
+            c.setAutoCommit(false);
+            PreparedStatement ps = c.prepareStatement(
+                    "UPDATE counted_update SET name = ?, version = ? WHERE id = ? AND version = ?");
+            db.resetStatementCounts();
+            for (int i = 1; i <= 2000; i++) {
+                ps.setString(1, "renamed " + i);
+                ps.setInt(2, 4);
+                ps.setLong(3, i);
+                ps.setInt(4, i == 7 ? 2 : 3); // row 7 is stale
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            c.commit();
+            int[] expected = new int[2000];
+            Arrays.fill(expected, 1);
+            expected[6] = 0;
+            assertArrayEquals(expected, counts);
+            assertEquals(1, db.statementCount("%UPDATE counted_update%"));
+        }
+    }
+
+    @Test
+    void deleteBatchWithRepeatedKeysRunsOneStatementPerRepetition(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE counted_delete (id int PRIMARY KEY)",
+                "INSERT INTO counted_delete SELECT generate_series(1, 100)");
+        try (Connection c = db.flushless("batch")) {
+            PreparedStatement ps = c.prepareStatement("DELETE FROM counted_delete WHERE id = ?");
+            db.resetStatementCounts();
+            for (int id : new int[] {1, 2, 3, 2, 4, 2}) {
+                ps.setInt(1, id);
+                ps.addBatch();
+            }
+            assertArrayEquals(new int[] {1, 1, 1, 0, 1, 0}, ps.executeBatch());
+            assertEquals(3, db.statementCount("%DELETE FROM counted_delete%"), "three waves: key 2 repeats twice");
+        }
+    }
+}
