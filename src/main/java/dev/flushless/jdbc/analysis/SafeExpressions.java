@@ -74,6 +74,20 @@ final class SafeExpressions {
         if (expression instanceof ExpressionList<?> list) {
             return isSafeList(list, allowColumns);
         }
+        if (expression instanceof net.sf.jsqlparser.expression.operators.relational.IsNullExpression isNull) {
+            return isSafe(isNull.getLeftExpression(), allowColumns);
+        }
+        if (expression instanceof net.sf.jsqlparser.expression.NotExpression not) {
+            return isSafe(not.getExpression(), allowColumns);
+        }
+        if (expression instanceof net.sf.jsqlparser.expression.operators.relational.InExpression in) {
+            return isSafe(in.getLeftExpression(), allowColumns) && isSafe(in.getRightExpression(), allowColumns);
+        }
+        if (expression instanceof net.sf.jsqlparser.expression.operators.relational.Between between) {
+            return isSafe(between.getLeftExpression(), allowColumns)
+                    && isSafe(between.getBetweenExpressionStart(), allowColumns)
+                    && isSafe(between.getBetweenExpressionEnd(), allowColumns);
+        }
         if (expression instanceof BinaryExpression binary) {
             return isSafe(binary.getLeftExpression(), allowColumns) && isSafe(binary.getRightExpression(), allowColumns);
         }

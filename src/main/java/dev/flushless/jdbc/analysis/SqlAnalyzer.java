@@ -143,7 +143,7 @@ public final class SqlAnalyzer {
                 return b.fallback("several statements in one text").build();
             }
         }
-        b.textEnd(tokens.get(tokens.size() - 1).end());
+        b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
         if (kind != StatementDescription.Kind.INSERT && kind != StatementDescription.Kind.UPDATE
                 && kind != StatementDescription.Kind.DELETE) {
@@ -155,6 +155,7 @@ public final class SqlAnalyzer {
         } catch (Exception | Error e) {
             return b.fallback("SQL not understood by the parser").build();
         }
+        b.chainReason(chainReason(statement, tokens));
         if (statement instanceof Insert insert) {
             describeInsert(sql, tokens, insert, b);
         } else if (statement instanceof Update update) {
@@ -303,6 +304,53 @@ public final class SqlAnalyzer {
         if (!b.failed()) {
             finishKeyed(sql, tokens, keys, 0, b);
         }
+    }
+
+    /** See {@link StatementDescription#chainReason()}. */
+    private static String chainReason(Statement statement, List<Token> tokens) {
+        if (tokens.stream().anyMatch(t -> t.kind() == Kind.PARAMETER)) {
+            return "statement has parameters";
+        }
+        if (statement instanceof Insert insert) {
+            if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
+                return "INSERT with a WITH clause";
+            }
+            if (insert.getConflictAction() != null || insert.getReturningClause() != null || insert.isUseDuplicate()
+                    || insert.isUseSet() || insert.isModifierIgnore() || insert.getOutputClause() != null) {
+                return "INSERT with ON CONFLICT, RETURNING or syntax PostgreSQL does not have";
+            }
+            if (!(insert.getSelect() instanceof Values values)) {
+                return "INSERT ... SELECT";
+            }
+            return SafeExpressions.isSafe(values.getExpressions(), false) ? null : "VALUES not proven row-independent";
+        }
+        if (statement instanceof Update update) {
+            if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty() || update.getFromItem() != null
+                    || update.getJoins() != null && !update.getJoins().isEmpty() || update.getReturningClause() != null
+                    || update.getStartJoins() != null && !update.getStartJoins().isEmpty()
+                    || update.getOrderByElements() != null || update.getLimit() != null) {
+                return "UPDATE with WITH, FROM, RETURNING or syntax PostgreSQL does not have";
+            }
+            for (UpdateSet set : update.getUpdateSets()) {
+                for (Expression value : set.getValues()) {
+                    if (!SafeExpressions.isSafe(value, true)) {
+                        return "SET expression reads other rows or calls a function not on the allow-list";
+                    }
+                }
+            }
+            return SafeExpressions.isSafe(update.getWhere(), true) ? null : "WHERE reads other tables or calls a function";
+        }
+        if (statement instanceof Delete delete) {
+            if (delete.getWithItemsList() != null && !delete.getWithItemsList().isEmpty()
+                    || delete.getUsingList() != null && !delete.getUsingList().isEmpty()
+                    || delete.getJoins() != null && !delete.getJoins().isEmpty()
+                    || delete.getTables() != null && !delete.getTables().isEmpty() || delete.getReturningClause() != null
+                    || delete.getOrderByElements() != null || delete.getLimit() != null) {
+                return "DELETE with WITH, USING, RETURNING or syntax PostgreSQL does not have";
+            }
+            return SafeExpressions.isSafe(delete.getWhere(), true) ? null : "WHERE reads other tables or calls a function";
+        }
+        return "not an INSERT, UPDATE or DELETE";
     }
 
     /** Checks parameter accounting and finds the WHERE keyword for UPDATE/DELETE. */

@@ -42,6 +42,8 @@ public final class StatementDescription {
     private final boolean returning;
     private final List<Assignment> assignments;
     private final List<KeyColumn> keys;
+    private final String chainReason;
+    private final boolean singleStatement;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -59,6 +61,23 @@ public final class StatementDescription {
         this.returning = b.returning;
         this.assignments = List.copyOf(b.assignments);
         this.keys = List.copyOf(b.keys);
+        this.singleStatement = b.singleStatement;
+        this.chainReason = b.chainSet ? b.chainReason
+                : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
+    }
+
+    /**
+     * Why this statement, as a member of a {@code Statement} batch, cannot become part of a CTE chain, or
+     * {@code null} when it can: a parameterless INSERT ... VALUES, UPDATE or DELETE that reads no table but
+     * its target (no subqueries, only allow-listed functions), without RETURNING, ON CONFLICT or WITH.
+     */
+    public String chainReason() {
+        return chainReason;
+    }
+
+    /** True when the text was split with certainty and holds exactly one statement. */
+    public boolean isSingleStatement() {
+        return singleStatement;
     }
 
     public String sql() {
@@ -163,6 +182,9 @@ public final class StatementDescription {
         private boolean returning;
         private List<Assignment> assignments = List.of();
         private List<KeyColumn> keys = List.of();
+        private String chainReason;
+        private boolean chainSet;
+        private boolean singleStatement;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -225,6 +247,17 @@ public final class StatementDescription {
 
         Builder keys(List<KeyColumn> keys) {
             this.keys = keys;
+            return this;
+        }
+
+        Builder singleStatement() {
+            this.singleStatement = true;
+            return this;
+        }
+
+        Builder chainReason(String reason) {
+            this.chainReason = reason;
+            this.chainSet = true;
             return this;
         }
 

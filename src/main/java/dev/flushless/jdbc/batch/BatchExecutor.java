@@ -57,13 +57,27 @@ public final class BatchExecutor {
      * @throws Undone when the coalesced statements failed and their effect was undone
      * @throws SQLException when the connection failed so that nothing can be said or undone
      */
-    public static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow)
+    public static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow,
+            int queryTimeoutSeconds) throws SQLException, Undone {
+        return run(connection, plan, rows, rows.size(), parametersPerRow, queryTimeoutSeconds);
+    }
+
+    /**
+     * Runs the plan of a {@code Statement} batch of {@code members} SQL texts (no parameters: sent through a
+     * plain Statement, so a {@code ?} in the text stays an operator, as in the application's own Statement).
+     */
+    public static Outcome runStatements(Connection connection, BatchPlan plan, int members, int queryTimeoutSeconds)
             throws SQLException, Undone {
+        return run(connection, plan, null, members, 0, queryTimeoutSeconds);
+    }
+
+    private static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int entries,
+            int parametersPerRow, int queryTimeoutSeconds) throws SQLException, Undone {
         List<List<Step>> executions = packByParameters(plan.statements(), parametersPerRow);
         boolean autocommit = connection.getAutoCommit();
         boolean envelope = autocommit && executions.size() > 1;
         boolean guarded = !autocommit;
-        long[] counts = new long[rows.size()];
+        long[] counts = new long[entries];
         List<ResultSet> returned = new ArrayList<>();
         List<Statement> owners = new ArrayList<>();
         boolean countMismatch = false;
@@ -75,7 +89,7 @@ public final class BatchExecutor {
                 String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : "";
                 String suffix = guarded && e == executions.size() - 1 ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "";
                 countMismatch |= !execute(connection, executions.get(e), rows, parametersPerRow, prefix, suffix,
-                        counts, returned, owners);
+                        counts, returned, owners, queryTimeoutSeconds);
             }
             if (countMismatch) {
                 // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session),
@@ -132,28 +146,39 @@ public final class BatchExecutor {
 
     /** One multi-statement execution (one round trip); false when an INSERT's count differs from its rows. */
     private static boolean execute(Connection connection, List<Step> steps, List<Bind[]> rows, int parametersPerRow,
-            String prefix, String suffix, long[] counts, List<ResultSet> returned, List<Statement> owners)
-            throws SQLException {
+            String prefix, String suffix, long[] counts, List<ResultSet> returned, List<Statement> owners,
+            int queryTimeoutSeconds) throws SQLException {
         boolean returnsRows = steps.stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS);
         StringBuilder text = new StringBuilder(prefix);
         for (int i = 0; i < steps.size(); i++) {
             text.append(i > 0 ? ";\n" : "").append(steps.get(i).sql());
         }
         text.append(suffix);
-        PreparedStatement statement = returnsRows
-                ? connection.prepareStatement(text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
-                : connection.prepareStatement(text.toString());
-        owners.add(statement);
-        int index = 1;
-        for (Step step : steps) {
-            for (int row : step.rows()) {
-                Bind[] binds = rows.get(row);
-                for (int p = 0; p < parametersPerRow; p++) {
-                    binds[p].applyTo(statement, index++);
+        boolean isResultSet;
+        Statement statement;
+        if (rows == null) {
+            statement = connection.createStatement();
+            owners.add(statement);
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            isResultSet = statement.execute(text.toString());
+        } else {
+            PreparedStatement prepared = returnsRows
+                    ? connection.prepareStatement(text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
+                    : connection.prepareStatement(text.toString());
+            statement = prepared;
+            owners.add(prepared);
+            prepared.setQueryTimeout(queryTimeoutSeconds);
+            int index = 1;
+            for (Step step : steps) {
+                for (int row : step.rows()) {
+                    Bind[] binds = rows.get(row);
+                    for (int p = 0; p < parametersPerRow; p++) {
+                        binds[p].applyTo(prepared, index++);
+                    }
                 }
             }
+            isResultSet = prepared.execute();
         }
-        boolean isResultSet = statement.execute();
         if (!prefix.isEmpty()) {
             isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT
         }
@@ -193,6 +218,24 @@ public final class BatchExecutor {
             case RETURNED_ROWS_DISCARDED: {
                 try (ResultSet rs = statement.getResultSet()) {
                     rs.next(); // count-checked as ONE_PER_ROW; counts stay 0, as pgjdbc reports them
+                }
+                return true;
+            }
+            case CHAIN_COUNTS: {
+                try (ResultSet rs = statement.getResultSet()) {
+                    rs.next();
+                    for (int i = 0; i < rows.length; i++) {
+                        counts[rows[i]] = rs.getLong(i + 1);
+                    }
+                }
+                return true;
+            }
+            case UPDATE_COUNT: {
+                if (isResultSet) {
+                    statement.getResultSet().close();
+                    counts[rows[0]] = 0;
+                } else {
+                    counts[rows[0]] = statement.getLargeUpdateCount();
                 }
                 return true;
             }

@@ -24,10 +24,17 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
          */
         RETURNED_ROWS_DISCARDED,
         /** An UPDATE/DELETE joined to its rows: the result lists the ordinal of the row behind every changed row. */
-        ORDINALS
+        ORDINALS,
+        /** A CTE chain of a Statement batch's members: one row, one count column per member, in member order. */
+        CHAIN_COUNTS,
+        /** One Statement batch member sent as written: its own update count. */
+        UPDATE_COUNT
     }
 
-    /** One statement of the plan: its SQL text, the batch rows it binds (in order) and how to decode it. */
+    /**
+     * One statement of the plan: its SQL text, the batch rows (or Statement batch members) it covers, in
+     * order, and how to decode its result.
+     */
     public record Step(String sql, int[] rows, Decoding decoding) {
     }
 

@@ -16,7 +16,8 @@ import java.util.Map;
  *
  * <p>Why barriers: a trigger, rule or row-level security policy can skip or redirect rows and read or write
  * other tables, so a statement's effect is no longer the sum of its rows' effects (a BEFORE trigger that
- * returns NULL makes the row count 0; a rule can turn an INSERT into something else).
+ * returns NULL makes the row count 0; a rule can turn an INSERT into something else). Tables referenced by
+ * foreign keys with cascading actions are noted too: changing them writes the referencing tables.
  */
 public final class TableCatalog {
 
@@ -29,7 +30,8 @@ public final class TableCatalog {
      * {@code userCode} names the triggers, rules or row-level security it has; both {@code null} for a plain
      * table.
      */
-    public record TableInfo(String kindProblem, String userCode, Map<String, ColumnInfo> columns) {
+    public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
+            Map<String, ColumnInfo> columns) {
         public ColumnInfo column(String name) {
             return columns.get(name);
         }
@@ -43,7 +45,9 @@ public final class TableCatalog {
     private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
             + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"
             + "   UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN tree ON i.inhparent = tree.relid)"
-            + " SELECT c.relkind::text,"
+            + " SELECT c.oid::bigint, c.relkind::text,"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN"
+            + "          (SELECT relid FROM tree) AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))),"
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_trigger tg WHERE tg.tgrelid IN (SELECT relid FROM tree)"
             + "          AND NOT tg.tgisinternal),"
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
@@ -85,26 +89,30 @@ public final class TableCatalog {
         Map<String, ColumnInfo> columns = new LinkedHashMap<>();
         String kindProblem = "table not found";
         String userCode = null;
+        long oid = 0;
+        boolean cascades = false;
         try (PreparedStatement ps = connection.prepareStatement(LOOKUP)) {
             ps.setString(1, table);
             try (ResultSet rs = ps.executeQuery()) {
                 boolean first = true;
                 while (rs.next()) {
                     if (first) {
-                        String relkind = rs.getString(1);
+                        oid = rs.getLong(1);
+                        cascades = rs.getBoolean(3);
+                        String relkind = rs.getString(2);
                         kindProblem = "r".equals(relkind) || "p".equals(relkind) ? null
                                 : "target is not a plain table (relkind " + relkind + ")";
-                        userCode = rs.getBoolean(2) ? "table has user triggers" : rs.getBoolean(3) ? "table has rules"
-                                : rs.getBoolean(4) ? "table has row-level security" : null;
+                        userCode = rs.getBoolean(4) ? "table has user triggers" : rs.getBoolean(5) ? "table has rules"
+                                : rs.getBoolean(6) ? "table has row-level security" : null;
                         first = false;
                     }
-                    String name = rs.getString(5);
+                    String name = rs.getString(7);
                     if (name != null) {
-                        columns.put(name, new ColumnInfo(name, rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
+                        columns.put(name, new ColumnInfo(name, rs.getInt(8), rs.getString(9), rs.getBoolean(10)));
                     }
                 }
             }
         }
-        return new TableInfo(kindProblem, userCode, Map.copyOf(columns));
+        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns));
     }
 }

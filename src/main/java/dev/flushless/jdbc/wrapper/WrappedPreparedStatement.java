@@ -116,6 +116,12 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         }
     }
 
+    /** pgjdbc rejects a query string on a PreparedStatement; let it say so. */
+    @Override
+    public void addBatch(String sql) throws SQLException {
+        prepared.addBatch(sql);
+    }
+
     @Override
     public void clearBatch() throws SQLException {
         prepared.clearBatch();
@@ -191,7 +197,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 return null;
             }
             try {
-                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount());
+                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount(),
+                        prepared.getQueryTimeout());
                 connection.stats.rewrite(plan.rewriteKind(), rows.size(), plan.statements().size());
                 if (!outcome.returned().isEmpty()) {
                     coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owners(), this);

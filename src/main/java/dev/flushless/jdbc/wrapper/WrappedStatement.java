@@ -1,11 +1,18 @@
 package dev.flushless.jdbc.wrapper;
 
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.batch.BatchExecutor;
+import dev.flushless.jdbc.batch.BatchPlan;
+import dev.flushless.jdbc.batch.StatementBatchPlanner;
 import java.sql.*;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A {@link Statement} handed out by {@link WrappedConnection}: delegates every call, returns the wrapping
  * connection from {@link #getConnection()} and wraps the result sets it returns so that
- * {@link ResultSet#getStatement()} leads back here.
+ * {@link ResultSet#getStatement()} leads back here. On a coalescing connection, a batch of SQL texts is
+ * kept until {@code executeBatch()} and sent as CTE chains ({@link StatementBatchPlanner}).
  */
 public class WrappedStatement implements Statement {
 
@@ -29,6 +36,119 @@ public class WrappedStatement implements Statement {
         }
         lastResultSet = new WrappedResultSet(resultSet, this);
         return lastResultSet;
+    }
+
+    /** SQL texts of a plain Statement's batch, kept for coalescing; {@code null} when not coalescing. */
+    private List<String> batchTexts;
+
+    private boolean keepsBatchTexts() {
+        return getClass() == WrappedStatement.class && connection.coalescing();
+    }
+
+    @Override
+    public void addBatch(String sql) throws SQLException {
+        if (!keepsBatchTexts()) {
+            delegate.addBatch(sql);
+            return;
+        }
+        if (delegate.isClosed()) {
+            delegate.addBatch(sql); // pgjdbc's own "statement closed" error
+        }
+        if (batchTexts == null) {
+            batchTexts = new ArrayList<>();
+        }
+        batchTexts.add(sql);
+    }
+
+    @Override
+    public void clearBatch() throws SQLException {
+        delegate.clearBatch();
+        if (batchTexts != null) {
+            batchTexts.clear();
+        }
+    }
+
+    @Override
+    public int[] executeBatch() throws SQLException {
+        long[] counts = runTextBatch();
+        if (counts == null) {
+            return delegate.executeBatch();
+        }
+        int[] narrow = new int[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            narrow[i] = counts[i] > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) counts[i];
+        }
+        return narrow;
+    }
+
+    @Override
+    public long[] executeLargeBatch() throws SQLException {
+        long[] counts = runTextBatch();
+        return counts != null ? counts : delegate.executeLargeBatch();
+    }
+
+    /**
+     * Runs a kept text batch coalesced and returns its counts, or hands the texts to pgjdbc's own batch and
+     * returns {@code null} (the caller then runs pgjdbc's batch, as the application would have).
+     */
+    private long[] runTextBatch() throws SQLException {
+        if (batchTexts == null || batchTexts.isEmpty()) {
+            return null;
+        }
+        List<String> texts = new ArrayList<>(batchTexts);
+        batchTexts.clear();
+        try {
+            List<StatementDescription> members = new ArrayList<>(texts.size());
+            for (String text : texts) {
+                members.add(connection.analyzer.describe(text));
+            }
+            BatchPlan plan;
+            try {
+                plan = StatementBatchPlanner.plan(members,
+                        table -> connection.catalog.lookup(connection.delegate, table),
+                        connection.flushlessConfig().trustTriggers());
+            } catch (SQLException e) {
+                plan = new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+            }
+            if (plan.isFallback()) {
+                connection.stats.fallback(plan.fallbackReason(), texts.size());
+                replay(texts);
+                return null;
+            }
+            try {
+                BatchExecutor.Outcome outcome = BatchExecutor.runStatements(connection.delegate, plan, texts.size(),
+                        delegate.getQueryTimeout());
+                connection.stats.rewrite(plan.rewriteKind(), texts.size(), plan.statements().size());
+                return outcome.counts();
+            } catch (BatchExecutor.Undone undone) {
+                connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
+                        + "), re-run as sent", texts.size());
+                replay(texts);
+                long[] counts = toLong(delegate.executeBatch());
+                if (undone.guarded()) {
+                    BatchExecutor.releaseGuard(connection.delegate); // only after success: a failure aborted the transaction
+                }
+                return counts;
+            }
+        } finally {
+            for (String text : texts) {
+                connection.afterStatement(text);
+            }
+        }
+    }
+
+    private void replay(List<String> texts) throws SQLException {
+        for (String text : texts) {
+            delegate.addBatch(text);
+        }
+    }
+
+    private static long[] toLong(int[] counts) {
+        long[] wide = new long[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            wide[i] = counts[i];
+        }
+        return wide;
     }
 
     @Override
@@ -184,22 +304,6 @@ public class WrappedStatement implements Statement {
     }
 
     @Override
-    public void addBatch(String sql) throws SQLException {
-        connection.afterStatement(sql);
-        delegate.addBatch(sql);
-    }
-
-    @Override
-    public void clearBatch() throws SQLException {
-        delegate.clearBatch();
-    }
-
-    @Override
-    public int[] executeBatch() throws SQLException {
-        return delegate.executeBatch();
-    }
-
-    @Override
     public boolean getMoreResults(int current) throws SQLException {
         return delegate.getMoreResults(current);
     }
@@ -283,11 +387,6 @@ public class WrappedStatement implements Statement {
     @Override
     public long getLargeMaxRows() throws SQLException {
         return delegate.getLargeMaxRows();
-    }
-
-    @Override
-    public long[] executeLargeBatch() throws SQLException {
-        return delegate.executeLargeBatch();
     }
 
     @Override

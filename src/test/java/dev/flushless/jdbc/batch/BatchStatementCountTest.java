@@ -71,6 +71,26 @@ class BatchStatementCountTest {
     }
 
     @Test
+    void statementBatchOfThreeInsertsIntoThreeTablesRunsOneStatement(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE chain_a (id int)", "CREATE TABLE chain_b (id int)", "CREATE TABLE chain_c (id int)");
+        try (Connection c = db.flushless("batch")) {
+            java.sql.Statement s = c.createStatement();
+            s.addBatch("INSERT INTO chain_a VALUES (1)");
+            s.addBatch("INSERT INTO chain_b VALUES (2), (3)");
+            s.addBatch("INSERT INTO chain_c VALUES (4)");
+            s.executeBatch(); // warms the catalog cache (one lookup per table, once per connection)
+            db.resetStatementCounts();
+            s.addBatch("INSERT INTO chain_a VALUES (1)");
+            s.addBatch("INSERT INTO chain_b VALUES (2), (3)");
+            s.addBatch("INSERT INTO chain_c VALUES (4)");
+            assertArrayEquals(new int[] {1, 2, 1}, s.executeBatch());
+            assertEquals(1, db.statementCount("%chain_%"));
+            assertEquals(1, db.statementCount("WITH flushless_s1%"));
+        }
+    }
+
+    @Test
     void deleteBatchWithRepeatedKeysRunsOneStatementPerRepetition(TestDatabase db) throws Exception {
         db.assumeStatementStats();
         db.execute("CREATE TABLE counted_delete (id int PRIMARY KEY)",

@@ -594,6 +594,57 @@ final class BatchRewrites {
                     from.addBatch();
                     t.add("update from", from.executeBatch());
                 }));
+        for (boolean autocommit : new boolean[] {true, false}) {
+            String mode = autocommit ? "autocommit" : "transaction";
+            all.add(rewritten("statement-chain", "statement batch (" + mode + "): inserts, updates and deletes over several tables",
+                    (env, t) -> {
+                        Connection c = env.connection();
+                        c.createStatement().execute(ITEMS + "; CREATE TABLE note (id int PRIMARY KEY, item int REFERENCES item, text text);"
+                                + "CREATE TABLE log (n int, what text)");
+                        c.createStatement().execute("INSERT INTO item VALUES (1, 'one', 1, 0), (2, 'two', 2, 0), (3, 'three', 3, 0)");
+                        c.setAutoCommit(autocommit);
+                        Statement s = c.createStatement();
+                        s.addBatch("INSERT INTO item VALUES (4, 'four', 4, 0), (5, 'five', 5, 0)");
+                        s.addBatch("INSERT INTO note VALUES (1, 4, 'child of a parent inserted just before')");
+                        s.addBatch("INSERT INTO log VALUES (1, 'inserted; ? is not a parameter here')");
+                        s.addBatch("UPDATE item SET price = price * 2 WHERE id IN (1, 2, 99)");
+                        s.addBatch("INSERT INTO log VALUES (2, 'second log row')");
+                        s.addBatch("DELETE FROM note WHERE id = 1");
+                        s.addBatch("UPDATE item SET name = upper(name) WHERE id >= 4");
+                        s.addBatch("DELETE FROM log WHERE n = 1");
+                        s.addBatch("UPDATE item SET version = version + 1 WHERE id = 42");
+                        t.add("counts", s.executeBatch());
+                        if (!autocommit) {
+                            c.commit();
+                        }
+                        t.add("empty batch", s.executeBatch());
+                    }));
+            all.add(of("statement batch (" + mode + "): a failing member gives pgjdbc's exception and counts", (env, t) -> {
+                Connection c = env.connection();
+                c.createStatement().execute(ITEMS + "; CREATE TABLE other (id int PRIMARY KEY)");
+                c.setAutoCommit(autocommit);
+                Statement s = c.createStatement();
+                s.addBatch("INSERT INTO other VALUES (1)");
+                s.addBatch("INSERT INTO item VALUES (1, 'x', 1, 0)");
+                s.addBatch("INSERT INTO item VALUES (2, NULL, 1, 0)");
+                s.addBatch("INSERT INTO other VALUES (2)");
+                t.call("batch", s::executeBatch);
+                if (!autocommit) {
+                    c.rollback();
+                }
+            }));
+        }
+        all.add(fallsBack("other than INSERT", "statement batch with DDL or a SELECT runs as sent", (env, t) -> {
+            Connection c = env.connection();
+            Statement s = c.createStatement();
+            s.addBatch("CREATE TABLE made (id int)");
+            s.addBatch("INSERT INTO made VALUES (1)");
+            s.addBatch("INSERT INTO made VALUES (2)");
+            t.call("batch", s::executeBatch);
+            s.addBatch("SELECT 1");
+            s.addBatch("INSERT INTO made VALUES (3)");
+            t.call("with select", s::executeBatch);
+        }));
         return all;
     }
 }
