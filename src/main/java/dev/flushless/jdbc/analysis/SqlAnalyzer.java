@@ -176,8 +176,6 @@ public final class SqlAnalyzer {
         } else if (insert.isUseDuplicate() || insert.isUseSet() || insert.isModifierIgnore()
                 || insert.getOutputClause() != null || insert.isOracleMultiInsert()) {
             b.fallback("INSERT syntax PostgreSQL does not have");
-        } else if (insert.getConflictAction() != null) {
-            b.fallback("INSERT ... ON CONFLICT is not coalesced yet");
         } else if (!(insert.getSelect() instanceof Values values)) {
             b.fallback("INSERT ... SELECT");
         } else if (!(values.getExpressions() instanceof ParenthesedExpressionList<?> row)) {
@@ -200,6 +198,12 @@ public final class SqlAnalyzer {
             }
         }
         b.insertColumns(columns);
+        if (insert.getConflictAction() != null) {
+            describeOnConflict(insert, columns, (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions(), b);
+            if (b.failed()) {
+                return;
+            }
+        }
         int valuesIndex = -1;
         for (int i = 0; i < tokens.size(); i++) {
             if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "values")) {
@@ -221,13 +225,86 @@ public final class SqlAnalyzer {
         }
         int tupleStart = tokens.get(valuesIndex + 1).start();
         int tupleEnd = tokens.get(close).end();
+        int inTuple = 0;
         for (Token t : tokens) {
-            if (t.kind() == Kind.PARAMETER && (t.start() < tupleStart || t.start() >= tupleEnd)) {
+            if (t.kind() != Kind.PARAMETER) {
+                continue;
+            }
+            if (t.start() < tupleStart) {
+                b.fallback("parameter outside the VALUES tuple");
+                return;
+            }
+            if (t.start() < tupleEnd) {
+                inTuple++;
+            } else if (insert.getConflictAction() == null || insert.getReturningClause() != null) {
                 b.fallback("parameter outside the VALUES tuple");
                 return;
             }
         }
-        b.tuple(tupleStart, tupleEnd);
+        b.tuple(tupleStart, tupleEnd).rowParameterCount(inTuple);
+    }
+
+    /**
+     * ON CONFLICT (columns) DO NOTHING / DO UPDATE: the conflict columns must be named in the column list and
+     * supplied directly by parameters (so each row's key is known); DO UPDATE must not change them.
+     */
+    private static void describeOnConflict(Insert insert, List<String> columns, ParenthesedExpressionList<?> row,
+            StatementDescription.Builder b) {
+        var target = insert.getConflictTarget();
+        var action = insert.getConflictAction();
+        if (target == null) {
+            b.fallback("ON CONFLICT without a conflict target");
+            return;
+        }
+        if (target.getConstraintName() != null || target.getIndexExpression() != null
+                || target.getWhereExpression() != null || target.getIndexColumnNames().isEmpty()) {
+            b.fallback("ON CONFLICT ON CONSTRAINT, on an expression or on a partial index");
+            return;
+        }
+        List<KeyColumn> keys = new ArrayList<>();
+        for (String name : target.getIndexColumnNames()) {
+            int position = columns.indexOf(fold(name));
+            if (position < 0 || position >= row.size() || !(row.get(position) instanceof JdbcParameter parameter)) {
+                b.fallback("ON CONFLICT column " + name + " is not supplied by a parameter");
+                return;
+            }
+            keys.add(new KeyColumn(fold(name), parameter.getIndex() - 1));
+        }
+        List<String> updated = new ArrayList<>();
+        StatementDescription.OnConflict kind;
+        switch (action.getConflictActionType()) {
+            case DO_NOTHING:
+                kind = StatementDescription.OnConflict.DO_NOTHING;
+                break;
+            case DO_UPDATE:
+                kind = StatementDescription.OnConflict.DO_UPDATE;
+                for (UpdateSet set : action.getUpdateSets()) {
+                    for (Column column : set.getColumns()) {
+                        updated.add(fold(column.getColumnName()));
+                    }
+                    for (Expression value : set.getValues()) {
+                        if (!SafeExpressions.isSafe(value, true)) {
+                            b.fallback("ON CONFLICT DO UPDATE SET expression not proven row-independent: " + value);
+                            return;
+                        }
+                    }
+                }
+                if (!SafeExpressions.isSafe(action.getWhereExpression(), true)) {
+                    b.fallback("ON CONFLICT DO UPDATE WHERE not proven row-independent");
+                    return;
+                }
+                for (KeyColumn key : keys) {
+                    if (updated.contains(key.column())) {
+                        b.fallback("ON CONFLICT DO UPDATE changes a conflict column");
+                        return;
+                    }
+                }
+                break;
+            default:
+                b.fallback("ON CONFLICT action " + action.getConflictActionType());
+                return;
+        }
+        b.onConflict(kind, keys, updated);
     }
 
     private static void describeUpdate(String sql, List<Token> tokens, Update update, StatementDescription.Builder b) {

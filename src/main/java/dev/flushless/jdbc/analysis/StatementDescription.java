@@ -23,6 +23,9 @@ public final class StatementDescription {
         }
     }
 
+    /** What an INSERT does on a unique conflict. */
+    public enum OnConflict { NONE, DO_NOTHING, DO_UPDATE }
+
     /** A WHERE conjunct {@code column = ?}: the column and the 0-based index of its parameter. */
     public record KeyColumn(String column, int parameter) {
     }
@@ -44,6 +47,10 @@ public final class StatementDescription {
     private final List<KeyColumn> keys;
     private final String chainReason;
     private final boolean singleStatement;
+    private final OnConflict onConflict;
+    private final List<KeyColumn> conflictKeys;
+    private final List<String> conflictUpdatedColumns;
+    private final int rowParameterCount;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -62,6 +69,10 @@ public final class StatementDescription {
         this.assignments = List.copyOf(b.assignments);
         this.keys = List.copyOf(b.keys);
         this.singleStatement = b.singleStatement;
+        this.onConflict = b.onConflict;
+        this.conflictKeys = List.copyOf(b.conflictKeys);
+        this.conflictUpdatedColumns = List.copyOf(b.conflictUpdatedColumns);
+        this.rowParameterCount = b.rowParameterCount < 0 ? b.parameterOffsets.length : b.rowParameterCount;
         this.chainReason = b.chainSet ? b.chainReason
                 : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
     }
@@ -73,6 +84,29 @@ public final class StatementDescription {
      */
     public String chainReason() {
         return chainReason;
+    }
+
+    /** INSERT: what happens on a unique conflict. */
+    public OnConflict onConflict() {
+        return onConflict;
+    }
+
+    /** INSERT ... ON CONFLICT (columns): each conflict-target column and the parameter that supplies it. */
+    public List<KeyColumn> conflictKeys() {
+        return conflictKeys;
+    }
+
+    /** INSERT ... ON CONFLICT DO UPDATE: the columns its SET list changes. */
+    public List<String> conflictUpdatedColumns() {
+        return conflictUpdatedColumns;
+    }
+
+    /**
+     * INSERT: parameters inside the VALUES tuple (bound once per row); the remaining ones, after the tuple in
+     * an ON CONFLICT DO UPDATE clause, are bound once per statement.
+     */
+    public int rowParameterCount() {
+        return rowParameterCount;
     }
 
     /** True when the text was split with certainty and holds exactly one statement. */
@@ -185,6 +219,10 @@ public final class StatementDescription {
         private String chainReason;
         private boolean chainSet;
         private boolean singleStatement;
+        private OnConflict onConflict = OnConflict.NONE;
+        private List<KeyColumn> conflictKeys = List.of();
+        private List<String> conflictUpdatedColumns = List.of();
+        private int rowParameterCount = -1;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -247,6 +285,18 @@ public final class StatementDescription {
 
         Builder keys(List<KeyColumn> keys) {
             this.keys = keys;
+            return this;
+        }
+
+        Builder onConflict(OnConflict action, List<KeyColumn> keys, List<String> updated) {
+            this.onConflict = action;
+            this.conflictKeys = keys;
+            this.conflictUpdatedColumns = updated;
+            return this;
+        }
+
+        Builder rowParameterCount(int count) {
+            this.rowParameterCount = count;
             return this;
         }
 

@@ -131,7 +131,8 @@ public final class BatchExecutor {
         List<Step> current = new ArrayList<>();
         long parameters = 0;
         for (Step step : steps) {
-            long stepParameters = (long) step.rows().length * parametersPerRow;
+            long stepParameters = (long) step.rows().length * (step.rowParameters() >= 0 ? step.rowParameters()
+                    : parametersPerRow) + step.tail().length;
             if (!current.isEmpty() && parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS) {
                 executions.add(current);
                 current = new ArrayList<>();
@@ -148,7 +149,8 @@ public final class BatchExecutor {
     private static boolean execute(Connection connection, List<Step> steps, List<Bind[]> rows, int parametersPerRow,
             String prefix, String suffix, long[] counts, List<ResultSet> returned, List<Statement> owners,
             int queryTimeoutSeconds) throws SQLException {
-        boolean returnsRows = steps.stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS);
+        boolean returnsRows = steps.stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS
+                || s.decoding() == BatchPlan.Decoding.ALIGNED_RETURNED);
         StringBuilder text = new StringBuilder(prefix);
         for (int i = 0; i < steps.size(); i++) {
             text.append(i > 0 ? ";\n" : "").append(steps.get(i).sql());
@@ -170,11 +172,15 @@ public final class BatchExecutor {
             prepared.setQueryTimeout(queryTimeoutSeconds);
             int index = 1;
             for (Step step : steps) {
+                int perRow = step.rowParameters() >= 0 ? step.rowParameters() : parametersPerRow;
                 for (int row : step.rows()) {
                     Bind[] binds = rows.get(row);
-                    for (int p = 0; p < parametersPerRow; p++) {
+                    for (int p = 0; p < perRow; p++) {
                         binds[p].applyTo(prepared, index++);
                     }
+                }
+                for (Bind bind : step.tail()) {
+                    bind.applyTo(prepared, index++);
                 }
             }
             isResultSet = prepared.execute();
@@ -221,6 +227,22 @@ public final class BatchExecutor {
                 }
                 return true;
             }
+            case ALIGNED:
+            case ALIGNED_RETURNED: {
+                ResultSet rs = statement.getResultSet();
+                boolean aligned = align(step, rs, counts);
+                if (step.decoding() == BatchPlan.Decoding.ALIGNED_RETURNED) {
+                    rs.beforeFirst();
+                    returned.add(rs);
+                } else {
+                    rs.close();
+                }
+                if (!aligned) {
+                    throw new SQLException("Flushless: the rows an ON CONFLICT statement returned do not match the batch"
+                            + " rows in order; the batch is re-run as sent", "XX000");
+                }
+                return true;
+            }
             case CHAIN_COUNTS: {
                 try (ResultSet rs = statement.getResultSet()) {
                     rs.next();
@@ -250,6 +272,39 @@ public final class BatchExecutor {
             default:
                 throw new IllegalStateException(step.decoding().name());
         }
+    }
+
+    /**
+     * Walks the batch rows and the returned keys together: rows are written, and returned, in VALUES order,
+     * so a row wrote (count 1) exactly when the next returned key is its own; otherwise it did nothing (0).
+     * False when returned keys are left over (they must all belong to rows of the step).
+     */
+    private static boolean align(Step step, ResultSet rs, long[] counts) throws SQLException {
+        BatchPlan.Alignment alignment = step.alignment();
+        int[] columns = new int[alignment.columns().length];
+        for (int k = 0; k < columns.length; k++) {
+            columns[k] = rs.findColumn(alignment.columns()[k].name());
+        }
+        int[] rows = step.rows();
+        int i = 0;
+        while (rs.next()) {
+            Object[] returnedKey = new Object[columns.length];
+            for (int k = 0; k < columns.length; k++) {
+                Object value = rs.getObject(columns[k]);
+                returnedKey[k] = value == null ? null : BatchPlanner.alignmentKey(value, alignment.columns()[k]);
+            }
+            while (i < rows.length && !java.util.Arrays.equals(alignment.keys()[i], returnedKey)) {
+                counts[rows[i++]] = 0;
+            }
+            if (i == rows.length) {
+                return false;
+            }
+            counts[rows[i++]] = 1;
+        }
+        while (i < rows.length) {
+            counts[rows[i++]] = 0;
+        }
+        return true;
     }
 
     private static void undo(Connection connection, boolean guarded, boolean envelope, SQLException cause)

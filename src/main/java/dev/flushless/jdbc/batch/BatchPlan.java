@@ -25,6 +25,13 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
         RETURNED_ROWS_DISCARDED,
         /** An UPDATE/DELETE joined to its rows: the result lists the ordinal of the row behind every changed row. */
         ORDINALS,
+        /**
+         * A multi-row INSERT ... ON CONFLICT returning its conflict-target columns for the rows it wrote: walked
+         * in order against the batch rows' keys, a returned row means 1, a missing one 0.
+         */
+        ALIGNED,
+        /** As {@link #ALIGNED}, with the returned rows kept as the application's generated keys. */
+        ALIGNED_RETURNED,
         /** A CTE chain of a Statement batch's members: one row, one count column per member, in member order. */
         CHAIN_COUNTS,
         /** One Statement batch member sent as written: its own update count. */
@@ -35,7 +42,19 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
      * One statement of the plan: its SQL text, the batch rows (or Statement batch members) it covers, in
      * order, and how to decode its result.
      */
-    public record Step(String sql, int[] rows, Decoding decoding) {
+    public record Step(String sql, int[] rows, Decoding decoding, int rowParameters, Bind[] tail, Alignment alignment) {
+
+        /** A step binding every parameter of each row (or none, for a Statement batch). */
+        public Step(String sql, int[] rows, Decoding decoding) {
+            this(sql, rows, decoding, -1, new Bind[0], null);
+        }
+    }
+
+    /**
+     * For {@link Decoding#ALIGNED}: the returned columns to read and, per row of the step, the key it must
+     * match (canonical values, {@code null} for SQL NULL).
+     */
+    public record Alignment(TableCatalog.ColumnInfo[] columns, Object[][] keys) {
     }
 
     static BatchPlan fallback(String reason) {

@@ -62,6 +62,13 @@ public final class BatchPlanner {
         int chunkRows = Math.max(1, Math.min(settings.maxRowsPerStatement(), MAX_BIND_PARAMETERS / perRow));
         switch (statement.kind()) {
             case INSERT:
+                if (statement.onConflict() != StatementDescription.OnConflict.NONE) {
+                    int rowParameters = Math.max(1, statement.rowParameterCount());
+                    int tail = statement.parameterCount() - statement.rowParameterCount();
+                    int conflictChunk = Math.max(1, Math.min(settings.maxRowsPerStatement(),
+                            (MAX_BIND_PARAMETERS - tail) / rowParameters));
+                    return planOnConflict(statement, rows, table, returningSuffix, settings.session(), conflictChunk);
+                }
                 return planInsert(statement, rows.size(), returningSuffix, chunkRows);
             case UPDATE:
             case DELETE:
@@ -75,6 +82,9 @@ public final class BatchPlanner {
     }
 
     private static BatchPlan planInsert(StatementDescription insert, int rowCount, String returningSuffix, int chunkRows) {
+        if (insert.onConflict() != StatementDescription.OnConflict.NONE) {
+            throw new IllegalStateException("planOnConflict handles ON CONFLICT");
+        }
         Decoding decoding = returningSuffix != null ? Decoding.RETURNED_ROWS
                 : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
         List<Step> steps = new ArrayList<>();
@@ -179,6 +189,138 @@ public final class BatchPlanner {
             }
         }
         return new BatchPlan(dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using", steps, null);
+    }
+
+    /**
+     * INSERT ... ON CONFLICT (keys) DO NOTHING | DO UPDATE as multi-row statements whose RETURNING of the key
+     * columns tells which rows wrote (1) and which did not (0). Rows are processed, and returned, in VALUES
+     * order, so a key repeated in the batch behaves as in sequential execution: with DO NOTHING the first
+     * occurrence wins; DO UPDATE may not touch a row twice in one statement, so repeats go to later waves.
+     * Parameters in the DO UPDATE clause are bound once per statement, so rows are grouped by their values.
+     */
+    private static BatchPlan planOnConflict(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            String returningSuffix, SessionFacts session, int chunkRows) {
+        boolean doUpdate = insert.onConflict() == StatementDescription.OnConflict.DO_UPDATE;
+        List<KeyColumn> keys = insert.conflictKeys();
+        TableCatalog.ColumnInfo[] keyColumns = new TableCatalog.ColumnInfo[keys.size()];
+        for (int k = 0; k < keys.size(); k++) {
+            keyColumns[k] = table.column(keys.get(k).column());
+            if (keyColumns[k] == null) {
+                return BatchPlan.fallback("ON CONFLICT column not found: " + keys.get(k).column());
+            }
+        }
+        Object[][] rowKeys = new Object[rows.size()][];
+        for (int r = 0; r < rows.size(); r++) {
+            rowKeys[r] = new Object[keys.size()];
+            for (int k = 0; k < keys.size(); k++) {
+                Bind bind = rows.get(r)[keys.get(k).parameter()];
+                if (!bind.isNull()) {
+                    rowKeys[r][k] = alignmentKey(bind.value(), keyColumns[k]);
+                    if (rowKeys[r][k] == null) {
+                        return BatchPlan.fallback("ON CONFLICT column " + keyColumns[k].name() + " of type "
+                                + keyColumns[k].typeName() + " bound with " + bind.value().getClass().getSimpleName()
+                                + ": equality not modelled");
+                    }
+                }
+            }
+        }
+        String suffix;
+        Decoding decoding;
+        if (returningSuffix != null) {
+            if (insert.hasReturning() || !returningSuffix.contains("*") && !namesAll(returningSuffix, keys, session)) {
+                return BatchPlan.fallback("generated keys of ON CONFLICT that do not include the conflict columns");
+            }
+            suffix = returningSuffix;
+            decoding = Decoding.ALIGNED_RETURNED;
+        } else if (insert.hasReturning()) {
+            suffix = null;
+            decoding = Decoding.RETURNED_ROWS_DISCARDED; // pgjdbc reports 0 per row and drops the rows
+        } else {
+            StringBuilder returning = new StringBuilder("\nRETURNING ");
+            for (int k = 0; k < keys.size(); k++) {
+                returning.append(k > 0 ? ", " : "").append(quote(keys.get(k).column()));
+            }
+            suffix = returning.toString();
+            decoding = Decoding.ALIGNED;
+        }
+        int rowParameters = insert.rowParameterCount();
+        // Waves (DO UPDATE: a key at most once per statement), then groups of equal DO UPDATE parameter values.
+        Map<List<Object>, Integer> seen = new HashMap<>();
+        Map<List<Object>, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        for (int r = 0; r < rows.size(); r++) {
+            int wave = 0;
+            if (doUpdate && !Arrays.asList(rowKeys[r]).contains(null)) {
+                List<Object> key = Arrays.asList(rowKeys[r]);
+                Integer previous = seen.get(key);
+                wave = previous == null ? 0 : previous + 1;
+                seen.put(key, wave);
+            }
+            List<Object> group = new ArrayList<>();
+            group.add(wave);
+            for (int p = rowParameters; p < insert.parameterCount(); p++) {
+                group.add(rows.get(r)[p].identity());
+            }
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
+        }
+        List<Step> steps = new ArrayList<>();
+        List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
+        ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
+        for (Map.Entry<List<Object>, List<Integer>> entry : ordered) {
+            List<Integer> members = entry.getValue();
+            Bind[] tail = Arrays.copyOfRange(rows.get(members.get(0)), rowParameters, insert.parameterCount());
+            for (int start = 0; start < members.size(); start += chunkRows) {
+                int size = Math.min(chunkRows, members.size() - start);
+                int[] chunk = members.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
+                Object[][] chunkKeys = new Object[size][];
+                for (int i = 0; i < size; i++) {
+                    chunkKeys[i] = rowKeys[chunk[i]];
+                }
+                String sql = Rewriter.insertValues(insert, size, suffix);
+                steps.add(new Step(sql, chunk, decoding, rowParameters, tail,
+                        new BatchPlan.Alignment(keyColumns, chunkKeys)));
+            }
+        }
+        return new BatchPlan(doUpdate ? "upsert-do-update" : "upsert-do-nothing", steps, null);
+    }
+
+    private static boolean namesAll(String returningSuffix, List<KeyColumn> keys, SessionFacts session) {
+        for (KeyColumn key : keys) {
+            if (!returningSuffix.contains(session.quoteReturningIdentifiers() ? quote(key.column()) : key.column())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /**
+     * A key value as PostgreSQL compares it in a unique index, exactly (neither coarser nor finer), for the
+     * types modelled here; {@code null} otherwise. Applied alike to the value bound and the value returned.
+     */
+    public static Object alignmentKey(Object value, ColumnInfo column) {
+        switch (column.typeOid()) {
+            case SentType.INT2:
+            case SentType.INT4:
+            case SentType.INT8:
+            case SentType.NUMERIC:
+                return canonicalNumber(value);
+            case SentType.TEXT:
+            case SentType.VARCHAR:
+                return column.deterministic() && value instanceof String ? value : null;
+            case SentType.BPCHAR:
+                return column.deterministic() && value instanceof String s ? stripTrailingSpaces(s) : null;
+            case SentType.UUID_OID:
+                return value instanceof java.util.UUID ? value : null;
+            case SentType.BOOL:
+                return value instanceof Boolean ? value : null;
+            case SentType.BYTEA:
+                return value instanceof byte[] bytes ? ByteBuffer.wrap(bytes.clone()) : null;
+            default:
+                return null;
+        }
     }
 
     /**

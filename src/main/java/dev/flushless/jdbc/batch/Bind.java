@@ -170,6 +170,21 @@ public final class Bind {
         }
     }
 
+    /** A value equal for two binds exactly when they call the same setter with equal arguments. */
+    public Object identity() {
+        Object comparable = value instanceof byte[] bytes ? java.nio.ByteBuffer.wrap(bytes)
+                : value != null && value.getClass().isArray() ? java.util.Arrays.asList(boxed(value)) : value;
+        return java.util.Arrays.asList(setter, comparable, extra, number);
+    }
+
+    private static Object[] boxed(Object array) {
+        Object[] out = new Object[java.lang.reflect.Array.getLength(array)];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = java.lang.reflect.Array.get(array, i);
+        }
+        return out;
+    }
+
     /** The Java value given to the setter ({@code null} for SQL NULL). */
     public Object value() {
         return value;

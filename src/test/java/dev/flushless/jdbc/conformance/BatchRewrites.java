@@ -634,6 +634,105 @@ final class BatchRewrites {
                 }
             }));
         }
+        for (boolean autocommit : new boolean[] {true, false}) {
+            String mode = autocommit ? "autocommit" : "transaction";
+            all.add(rewritten("upsert-do-nothing", "upsert batch (" + mode + "): DO NOTHING with existing, repeated and NULL keys",
+                    (env, t) -> {
+                        Connection c = env.connection();
+                        c.createStatement().execute("CREATE TABLE stock (sku text PRIMARY KEY, qty int, code int UNIQUE)");
+                        c.createStatement().execute("INSERT INTO stock VALUES ('a', 1, 1), ('b', 2, 2)");
+                        c.setAutoCommit(autocommit);
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (sku) DO NOTHING");
+                        String[] skus = {"a", "c", "c", "d", "b", "e", "a ", "d"};
+                        for (int i = 0; i < skus.length; i++) {
+                            ps.setString(1, skus[i]);
+                            ps.setInt(2, i);
+                            ps.setInt(3, 100 + i);
+                            ps.addBatch();
+                        }
+                        t.add("counts", ps.executeBatch());
+                        PreparedStatement byCode = c.prepareStatement(
+                                "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (code) DO NOTHING");
+                        Integer[] codes = {1, null, 500, null, 500, 2};
+                        for (int i = 0; i < codes.length; i++) {
+                            byCode.setString(1, "z" + i);
+                            byCode.setInt(2, i);
+                            byCode.setObject(3, codes[i], Types.INTEGER);
+                            byCode.addBatch();
+                        }
+                        t.add("nullable key counts", byCode.executeBatch());
+                        if (!autocommit) {
+                            c.commit();
+                        }
+                    }));
+            all.add(rewritten("upsert-do-update", "upsert batch (" + mode + "): DO UPDATE with EXCLUDED, WHERE and repeated keys",
+                    (env, t) -> {
+                        Connection c = env.connection();
+                        c.createStatement().execute("CREATE TABLE counter (k1 int, k2 text, hits int NOT NULL, note text,"
+                                + " PRIMARY KEY (k1, k2))");
+                        c.createStatement().execute("INSERT INTO counter VALUES (1, 'x', 10, 'old'), (2, 'y', 20, 'old')");
+                        c.setAutoCommit(autocommit);
+                        PreparedStatement ps = c.prepareStatement("INSERT INTO counter (k1, k2, hits, note) VALUES (?, ?, ?, ?)"
+                                + " ON CONFLICT (k1, k2) DO UPDATE SET hits = counter.hits + EXCLUDED.hits, note = EXCLUDED.note"
+                                + " WHERE counter.hits < 25");
+                        Object[][] rows = {{1, "x", 1}, {3, "z", 1}, {1, "x", 2}, {2, "y", 7}, {2, "y", 1}, {3, "z", 5},
+                            {1, "y", 1}, {1, "x", 100}};
+                        for (Object[] row : rows) {
+                            ps.setInt(1, (Integer) row[0]);
+                            ps.setString(2, (String) row[1]);
+                            ps.setInt(3, (Integer) row[2]);
+                            ps.setString(4, "from " + row[2]);
+                            ps.addBatch();
+                        }
+                        t.add("counts", ps.executeBatch());
+                        if (!autocommit) {
+                            c.commit();
+                        }
+                    }));
+        }
+        all.add(rewritten("upsert-do-update", "upsert batch: parameters in DO UPDATE SET, equal and different across rows",
+                (env, t) -> {
+                    Connection c = env.connection();
+                    c.createStatement().execute("CREATE TABLE priced (id int PRIMARY KEY, price numeric, updated_by text)");
+                    c.createStatement().execute("INSERT INTO priced SELECT g, g, 'seed' FROM generate_series(1, 5) g");
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO priced (id, price, updated_by) VALUES (?, ?, 'insert')"
+                            + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ?");
+                    for (int id = 1; id <= 8; id++) {
+                        ps.setInt(1, id);
+                        ps.setBigDecimal(2, BigDecimal.valueOf(id * 10L));
+                        ps.setInt(3, id % 3 == 0 ? 2 : 1);
+                        ps.setString(4, id % 3 == 0 ? "doubler" : "plain");
+                        ps.addBatch();
+                    }
+                    t.add("counts", ps.executeBatch());
+                }));
+        all.add(rewritten("upsert-do-nothing", "upsert batch: generated keys of DO NOTHING are the inserted rows only",
+                (env, t) -> {
+                    Connection c = env.open("flushless.maxRowsPerStatement=3");
+                    c.createStatement().execute("CREATE TABLE tagged (id serial PRIMARY KEY, tag text UNIQUE)");
+                    c.createStatement().execute("INSERT INTO tagged (tag) VALUES ('b')");
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO tagged (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING", Statement.RETURN_GENERATED_KEYS);
+                    for (String tag : new String[] {"a", "b", "c", "a", "d", "e", "b"}) {
+                        ps.setString(1, tag);
+                        ps.addBatch();
+                    }
+                    t.add("counts", ps.executeBatch());
+                    t.rows("keys", ps.getGeneratedKeys());
+                }));
+        all.add(fallsBack("ON CONSTRAINT", "upsert batch: ON CONFLICT ON CONSTRAINT runs as sent", (env, t) -> {
+            Connection c = env.connection();
+            c.createStatement().execute("CREATE TABLE named_key (id int CONSTRAINT named_key_pk PRIMARY KEY, v text)");
+            PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO named_key VALUES (?, ?) ON CONFLICT ON CONSTRAINT named_key_pk DO NOTHING");
+            for (int id : new int[] {1, 1, 2}) {
+                ps.setInt(1, id);
+                ps.setString(2, "v");
+                ps.addBatch();
+            }
+            t.add("counts", ps.executeBatch());
+        }));
         all.add(fallsBack("other than INSERT", "statement batch with DDL or a SELECT runs as sent", (env, t) -> {
             Connection c = env.connection();
             Statement s = c.createStatement();
