@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -60,7 +60,7 @@ public final class TableCatalog {
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
 
-    private final Map<String, TableInfo> tables = new HashMap<>();
+    private final Map<String, TableInfo> tables = new ConcurrentHashMap<>();
 
     /**
      * The facts about {@code table} (as written in the SQL), read through {@code connection} when not cached.

@@ -205,6 +205,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 }
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
+                connection.catalog.clear(); // the table may have changed under us: read it again next time
                 connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
                         + "), re-run as sent", rows.size());
                 replayIntoPgjdbc(rows);

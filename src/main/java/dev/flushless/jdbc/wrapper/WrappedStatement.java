@@ -121,6 +121,7 @@ public class WrappedStatement implements Statement {
                 connection.stats.rewrite(plan.rewriteKind(), texts.size(), plan.statements().size());
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
+                connection.catalog.clear(); // the table may have changed under us: read it again next time
                 connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
                         + "), re-run as sent", texts.size());
                 replay(texts);
