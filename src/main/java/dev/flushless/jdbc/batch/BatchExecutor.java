@@ -325,6 +325,15 @@ public final class BatchExecutor {
         }
     }
 
+    /** Update counts as {@code executeBatch()} returns them: counts beyond int range become SUCCESS_NO_INFO, as in pgjdbc. */
+    public static int[] narrow(long[] counts) {
+        int[] narrow = new int[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            narrow[i] = counts[i] > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) counts[i];
+        }
+        return narrow;
+    }
+
     /** Releases the guard savepoint after a successful re-run of an undone batch. */
     public static void releaseGuard(Connection connection) throws SQLException {
         try (Statement release = connection.createStatement()) {

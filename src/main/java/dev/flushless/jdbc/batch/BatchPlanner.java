@@ -375,28 +375,13 @@ public final class BatchPlanner {
      * never finer), or {@code null} when this driver does not model the column type's equality.
      */
     static Object canonicalKey(Object value, ColumnInfo column) {
-        switch (column.typeOid()) {
-            case SentType.INT2:
-            case SentType.INT4:
-            case SentType.INT8:
-            case SentType.NUMERIC:
-                return canonicalNumber(value);
-            case SentType.TEXT:
-            case SentType.VARCHAR:
-            case SentType.BPCHAR:
-                if (!column.deterministic() || !(value instanceof String || value instanceof Character)) {
-                    return null;
-                }
-                return stripTrailingSpaces(value.toString()); // bpchar comparisons ignore trailing spaces
-            case SentType.UUID_OID:
-                return value instanceof java.util.UUID ? value : null;
-            case SentType.BOOL:
-                return value instanceof Boolean ? value : null;
-            case SentType.BYTEA:
-                return value instanceof byte[] bytes ? ByteBuffer.wrap(bytes.clone()) : null;
-            default:
-                return null;
+        if (value instanceof Character) {
+            value = value.toString();
         }
+        boolean text = column.typeOid() == SentType.TEXT || column.typeOid() == SentType.VARCHAR;
+        // A text key may be compared to a parameter declared bpchar, which ignores trailing spaces: coarser here.
+        return text && column.deterministic() && value instanceof String s ? stripTrailingSpaces(s)
+                : alignmentKey(value, column);
     }
 
     private static Object canonicalNumber(Object value) {

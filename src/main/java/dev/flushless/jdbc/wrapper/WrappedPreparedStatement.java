@@ -134,11 +134,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (counts == null) {
             return lastPgjdbcCounts;
         }
-        int[] narrow = new int[counts.length];
-        for (int i = 0; i < counts.length; i++) {
-            narrow[i] = counts[i] > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) counts[i];
-        }
-        return narrow;
+        return BatchExecutor.narrow(counts);
     }
 
     @Override

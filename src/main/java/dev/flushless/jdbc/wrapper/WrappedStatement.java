@@ -74,11 +74,7 @@ public class WrappedStatement implements Statement {
         if (counts == null) {
             return delegate.executeBatch();
         }
-        int[] narrow = new int[counts.length];
-        for (int i = 0; i < counts.length; i++) {
-            narrow[i] = counts[i] > Integer.MAX_VALUE ? Statement.SUCCESS_NO_INFO : (int) counts[i];
-        }
-        return narrow;
+        return BatchExecutor.narrow(counts);
     }
 
     @Override
