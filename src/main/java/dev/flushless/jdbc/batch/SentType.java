@@ -141,6 +141,18 @@ public final class SentType {
             case Types.BOOLEAN:
             case Types.BIT: return typed(BOOL);
             case Types.DISTINCT: return UNSPECIFIED;
+            case Types.DATE:
+                return x instanceof java.time.LocalDate ? typed(DATE)
+                        : x instanceof java.sql.Date ? (session.binaryDate() ? typed(DATE) : UNSPECIFIED) : UNKNOWN;
+            case Types.TIME:
+                return x instanceof java.time.LocalTime ? typed(TIME)
+                        : x instanceof java.sql.Time && !(x instanceof org.postgresql.util.PGTime) ? UNSPECIFIED : UNKNOWN;
+            case Types.TIMESTAMP:
+                return x instanceof java.time.LocalDateTime ? typed(TIMESTAMP)
+                        : x instanceof java.sql.Timestamp && !(x instanceof org.postgresql.util.PGTimestamp) ? UNSPECIFIED
+                        : UNKNOWN;
+            case Types.TIMESTAMP_WITH_TIMEZONE:
+                return x instanceof java.time.OffsetDateTime ? typed(TIMESTAMPTZ) : UNKNOWN;
             case Types.OTHER:
                 return x instanceof org.postgresql.util.PGobject || x instanceof java.util.Map ? UNKNOWN : UNSPECIFIED;
             default: return UNKNOWN;

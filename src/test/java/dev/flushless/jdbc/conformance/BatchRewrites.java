@@ -119,6 +119,30 @@ final class BatchRewrites {
                 t.rows("count", c.createStatement().executeQuery("SELECT count(*), sum(id) FROM sized"));
             }));
         }
+        for (int size : new int[] {1, 2, 9, 10, 11}) {
+            all.add(rewritten("update-join", "batch update of " + size + " rows around a chunk of 10, NULLs in SET",
+                    (env, t) -> {
+                        Connection c = env.open("flushless.maxRowsPerStatement=10");
+                        c.createStatement().execute("CREATE TABLE upd (id int PRIMARY KEY, a text, b numeric, c date)");
+                        c.createStatement().execute("INSERT INTO upd SELECT g, 'a', g, DATE '2020-01-01' FROM generate_series(0, 20) g");
+                        PreparedStatement ps = c.prepareStatement("UPDATE upd SET a = ?, b = ?, c = ? WHERE id = ?");
+                        for (int i = 0; i < size; i++) {
+                            if (i % 2 == 0) {
+                                ps.setNull(1, Types.VARCHAR);
+                                ps.setNull(2, Types.NUMERIC);
+                                ps.setNull(3, Types.DATE);
+                            } else {
+                                ps.setString(1, "v" + i);
+                                ps.setBigDecimal(2, new BigDecimal("0.5").multiply(BigDecimal.valueOf(i)));
+                                ps.setObject(3, LocalDate.of(2021, 1, 1).plusDays(i), Types.DATE);
+                            }
+                            ps.setInt(4, i * 2);
+                            ps.addBatch();
+                        }
+                        t.add("counts", ps.executeLargeBatch());
+                        t.rows("rows", c.createStatement().executeQuery("SELECT * FROM upd ORDER BY id"));
+                    }));
+        }
         all.add(rewritten("insert-values", "batch insert of 100,000 rows in a transaction", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute("CREATE TABLE big (id int PRIMARY KEY, a int, b text, c bigint, d boolean)");
