@@ -75,7 +75,9 @@ class FlushlessDataSourceTest {
         HikariConfig config = new HikariConfig();
         config.setDataSourceClassName(FlushlessDataSource.class.getName());
         config.addDataSourceProperty("url", db.flushlessUrl());
-        config.addDataSourceProperty("user", db.credentials().getProperty("user"));
+        if (db.credentials().getProperty("user") != null) {
+            config.addDataSourceProperty("user", db.credentials().getProperty("user"));
+        }
         config.setMaximumPoolSize(2);
         try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
             assertTrue(c.isWrapperFor(FlushlessConnection.class));
