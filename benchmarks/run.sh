@@ -62,7 +62,7 @@ cpus="$(nproc)"
 host=(java)
 jvm=()
 if command -v taskset >/dev/null 2>&1 && [[ "$cpus" -ge 2 ]]; then
-  export FLUSHLESS_BENCH_CPUS="1-$((cpus - 1))"
+  if [[ "$cpus" -eq 2 ]]; then export FLUSHLESS_BENCH_CPUS="1"; else export FLUSHLESS_BENCH_CPUS="1-$((cpus - 1))"; fi
   host=(taskset -c 0 java)
   jvm=(-jvm "$here/pinned-java")
   placement="host JVM and embedded PostgreSQL pinned to CPU 0, benchmark forks to CPUs $FLUSHLESS_BENCH_CPUS"
@@ -91,26 +91,31 @@ elif $long; then
   run_jmh main -f 2 -wi 3 -w 1s -i 5 -r 1s 'W[1-5]|W6PointSelect'
   run_jmh sweep -f 2 -wi 3 -w 1s -i 5 -r 1s -p rows=1,3,10,30,100,300,1000,3000,10000 -p delayMs=0,1,5 W7
   run_jmh overhead -f 6 -wi 3 -w 1s -i 10 -r 1s W6WrapperOverhead
-  mode="long: W1-W6 -f 2 -wi 3 -w 1s -i 5 -r 1s; W7 9 sizes x D=0,1,5 same settings; W6WrapperOverhead -f 6 -wi 3 -i 10 -r 1s"
+  run_jmh paired -p pairs=100 W6PairedOverhead
+  mode="long: W1-W6 -f 2 -wi 3 -w 1s -i 5 -r 1s; W7 9 sizes x D=0,1,5 same settings; W6WrapperOverhead -f 6 -wi 3 -i 10 -r 1s; W6PairedOverhead 100 pairs x 1,000 SELECTs"
 else
   # Short (default): one fork, one warm-up iteration of 1 s, two measured iterations of 0.5 s per
-  # configuration; W7 at D=1 ms only; the wrapper overhead with its own settings (3 forks x 5 x 1 s).
+  # configuration; W7 at D=1 ms only; the wrapper overhead with its own settings (3 forks x 4 x 1 s)
+  # and as a paired comparison in one fork (W6PairedOverhead).
   run_jmh main -f 1 -wi 1 -w 1s -i 2 -r 500ms 'W[1-5]|W6PointSelect|W7'
   run_jmh overhead W6WrapperOverhead
-  mode="short: W1-W7 -f 1 -wi 1 -w 1s -i 2 -r 500ms (W7 at D=1 ms); W6WrapperOverhead -f 3 -wi 2 -w 1s -i 5 -r 1s"
+  run_jmh paired W6PairedOverhead
+  mode="short: W1-W7 -f 1 -wi 1 -w 1s -i 2 -r 500ms (W7 at D=1 ms); W6WrapperOverhead -f 3 -wi 2 -w 1s -i 4 -r 1s; W6PairedOverhead 40 pairs x 1,000 SELECTs"
 fi
 elapsed=$(( $(date +%s) - start ))
 
 jvmver="$(java -version 2>&1 | head -n 1)"
 cpu="$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ *//' || true)"
 mem="$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo 2>/dev/null || true)"
-server="$(grep -m1 -E '\[flushless bench\] (target|SKIPPED)' "$out/log.txt" | sed 's/.*\] //' || true)"
+server="$(grep -m1 -E '\[flushless bench\] (target|SKIPPED)' "$out/log.txt" | sed -e 's/.*\] //' -e 's/^target: //' || true)"
 cmd="benchmarks/run.sh"
 $long && cmd="$cmd --long"
 [[ -n "$url" ]] && cmd="$cmd --url <url>"
 [[ -n "$container" ]] && cmd="$cmd --testcontainers $container"
 [[ ${#extra[@]} -gt 0 ]] && cmd="$cmd -- ${extra[*]}"
-note="Run of $(date -u '+%Y-%m-%d %H:%M UTC'): \`$cmd\`, $mode; $elapsed s of benchmarking.
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git -C "$root" diff --quiet HEAD -- src pom.xml benchmarks/src benchmarks/pom.xml 2>/dev/null || commit="$commit (with local changes)"
+note="Run of $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit: \`$cmd\`, $mode; $elapsed s of benchmarking.
 Machine: $cpus CPUs ($cpu), $mem; $jvmver; $placement. Target: $server.
 Results: \`benchmarks/results/$stamp/\`."
 

@@ -99,6 +99,9 @@ public final class ChartTool {
         System.out.println("[chart tool] " + rows.size() + " results -> " + doc + " and " + charts);
     }
 
+    /** Paired overhead results (W6PairedOverhead), by delay. */
+    static final Map<String, JsonNode> PAIRED = new TreeMap<>();
+
     static List<Row> load(List<Path> jmhFiles, List<Path> countsFiles) throws IOException {
         ObjectMapper json = new ObjectMapper();
         Map<String, JsonNode> counts = new LinkedHashMap<>();
@@ -106,6 +109,10 @@ public final class ChartTool {
             for (String line : Files.readAllLines(countsFile, StandardCharsets.UTF_8)) {
                 if (!line.isBlank()) {
                     JsonNode n = json.readTree(line);
+                    if (n.has("paired")) {
+                        PAIRED.put(n.path("params").path("delayMs").asText(), n.get("paired"));
+                        continue;
+                    }
                     counts.put(key(n.get("benchmark").asText(), n.get("params")), n);
                 }
             }
@@ -116,6 +123,9 @@ public final class ChartTool {
                 String benchmark = r.get("benchmark").asText();
                 String[] parts = benchmark.split("\\.");
                 String workload = parts[parts.length - 2];
+                if (workload.equals("W6PairedOverhead")) {
+                    continue; // one-shot score not used: its result is the paired line of the counts file
+                }
                 Map<String, String> params = new TreeMap<>();
                 r.path("params").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
                 JsonNode metric = r.get("primaryMetric");
@@ -194,6 +204,9 @@ public final class ChartTool {
                     || workload.equals("W6PointSelect") && !byWorkload.containsKey("W6WrapperOverhead")) {
                 overhead(md, list, workload, charts, relCharts);
             }
+        }
+        if (!PAIRED.isEmpty()) {
+            paired(md);
         }
         md.append(END).append('\n');
         return md.toString();
@@ -300,6 +313,35 @@ public final class ChartTool {
             md.append("![").append(workload).append("-overhead](").append(relCharts).append('/').append(workload)
                     .append("-overhead.png)\n\n");
         }
+    }
+
+    private static void paired(StringBuilder md) {
+        md.append("### W6 wrapper overhead, paired (flushless_batch against bare pgjdbc in the same fork)\n\n");
+        md.append("Alternating blocks of point SELECTs on the two connections (ABBA order); mean of the per-pair"
+                + " ratios with the 95% confidence interval. *Wall* is the time per SELECT; *CPU* is the calling"
+                + " thread's CPU time per SELECT (the client-side work the wrapper adds).\n\n");
+        md.append("| delay | pairs x SELECTs | bare ms/op | flushless ms/op | wall overhead | bare CPU µs/op |"
+                + " flushless CPU µs/op | CPU overhead | CPU added, in % of bare wall time |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        List<String> keys = new ArrayList<>(PAIRED.keySet());
+        keys.sort(Comparator.comparingDouble(d -> d.equals("direct") ? -1 : Double.parseDouble(d)));
+        for (String d : keys) {
+            JsonNode p = PAIRED.get(d);
+            double addedUs = p.get("variantCpuUsPerOp").asDouble() - p.get("bareCpuUsPerOp").asDouble();
+            md.append("| ").append(delayLabel(d)).append(" | ").append(p.get("pairs").asInt()).append(" x ")
+                    .append(p.get("opsPerBlock").asInt()).append(" | ")
+                    .append(sig(p.get("bareMsPerOp").asDouble())).append(" | ")
+                    .append(sig(p.get("variantMsPerOp").asDouble())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%+.1f%% ± %.1f%%", (p.get("wallRatio").asDouble() - 1) * 100,
+                            p.get("wallCi95").asDouble() * 100)).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f", p.get("bareCpuUsPerOp").asDouble())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.1f", p.get("variantCpuUsPerOp").asDouble())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%+.1f%% ± %.1f%%", (p.get("cpuRatio").asDouble() - 1) * 100,
+                            p.get("cpuCi95").asDouble() * 100)).append(" | ")
+                    .append(String.format(Locale.ROOT, "%+.1f%%", addedUs / 1000 / p.get("bareMsPerOp").asDouble() * 100))
+                    .append(" |\n");
+        }
+        md.append('\n');
     }
 
     private static double sq(double x) {

@@ -153,7 +153,20 @@ public final class Harness implements AutoCloseable {
                 line.put("statementsPerOp", (double) statements / ops);
             }
         }
-        String text = json.writeValueAsString(line);
+        append(line);
+        try {
+            app.close();
+        } finally {
+            house.close();
+            if (proxy != null) {
+                proxy.close();
+            }
+        }
+    }
+
+    /** Prints {@code line} and appends it to the counts file (JSON lines), if one is configured. */
+    public static synchronized void append(ObjectNode line) throws IOException {
+        String text = new ObjectMapper().writeValueAsString(line);
         System.out.println();
         System.out.println("[flushless counts] " + text);
         String file = System.getProperty(COUNTS_PROPERTY);
@@ -164,14 +177,6 @@ public final class Harness implements AutoCloseable {
             }
             Files.writeString(path, text + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
-        }
-        try {
-            app.close();
-        } finally {
-            house.close();
-            if (proxy != null) {
-                proxy.close();
-            }
         }
     }
 

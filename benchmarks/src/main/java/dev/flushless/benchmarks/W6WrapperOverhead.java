@@ -26,7 +26,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Fork(3)
 @Warmup(iterations = 2, time = 1)
-@Measurement(iterations = 5, time = 1)
+@Measurement(iterations = 4, time = 1)
 public class W6WrapperOverhead {
 
     @Param({"bare", "flushless_batch"})
