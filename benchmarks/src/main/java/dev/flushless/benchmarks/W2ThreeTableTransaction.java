@@ -1,0 +1,104 @@
+package dev.flushless.benchmarks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+/**
+ * W2: the three-table transaction of the reference article (one INSERT into each of three tables, then
+ * COMMIT). Bare pgjdbc: 4 round trips (BEGIN rides with the first INSERT; COMMIT is its own). Hand-written:
+ * one {@code WITH i1 AS (INSERT ..), i2 AS (..), i3 AS (..) SELECT ..} in autocommit, 1 round trip.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class W2ThreeTableTransaction {
+
+    @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
+    public String variant;
+
+    /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */
+    @Param({"0", "1", "5"})
+    public String delayMs;
+
+    private Harness h;
+
+    @Setup(Level.Trial)
+    public void setUp(BenchmarkParams params) throws Exception {
+        h = Harness.open(params, variant, delayMs);
+        for (int i = 1; i <= 3; i++) {
+            h.house("DROP TABLE IF EXISTS w2_demo" + i,
+                    "CREATE TABLE w2_demo" + i + " (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)");
+        }
+        h.app().setAutoCommit(!h.variant().applicationCode());
+        h.startCounting();
+    }
+
+    @Setup(Level.Iteration)
+    public void empty() throws Exception {
+        h.house("TRUNCATE w2_demo1, w2_demo2, w2_demo3");
+    }
+
+    @Benchmark
+    public int transaction() throws Exception {
+        h.op();
+        Connection c = h.app();
+        if (h.variant().applicationCode()) {
+            int n = insert(c, "INSERT INTO w2_demo1 (value) VALUES (?)", "Bonjour")
+                    + insert(c, "INSERT INTO w2_demo2 (value) VALUES (?)", "Ciao")
+                    + insert(c, "INSERT INTO w2_demo3 (value) VALUES (?)", "Grüezi");
+            c.commit();
+            return n;
+        }
+        try (PreparedStatement ps = c.prepareStatement("WITH i1 AS (INSERT INTO w2_demo1 (value) VALUES (?) RETURNING 1),"
+                + " i2 AS (INSERT INTO w2_demo2 (value) VALUES (?) RETURNING 1),"
+                + " i3 AS (INSERT INTO w2_demo3 (value) VALUES (?) RETURNING 1)"
+                + " SELECT (SELECT count(*) FROM i1), (SELECT count(*) FROM i2), (SELECT count(*) FROM i3)")) {
+            ps.setString(1, "Bonjour");
+            ps.setString(2, "Ciao");
+            ps.setString(3, "Grüezi");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                int n = rs.getInt(1) + rs.getInt(2) + rs.getInt(3);
+                if (n != 3) {
+                    throw new IllegalStateException("inserted " + n + " rows, expected 3");
+                }
+                return n;
+            }
+        }
+    }
+
+    private static int insert(Connection c, String sql, String value) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, value);
+            int n = ps.executeUpdate();
+            if (n != 1) {
+                throw new IllegalStateException(sql + " inserted " + n + " rows");
+            }
+            return n;
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        h.close();
+    }
+}

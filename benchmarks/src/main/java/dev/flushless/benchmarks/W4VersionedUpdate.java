@@ -1,0 +1,120 @@
+package dev.flushless.benchmarks;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+/**
+ * W4: a versioned (optimistic-lock) update batch of 1,000 rows, {@code UPDATE .. SET .., version = ?
+ * WHERE id = ? AND version = ?}, every count checked, in one transaction. Hand-written: one
+ * {@code UPDATE .. FROM unnest(arrays)} in autocommit that fails as a whole (division by zero) when a
+ * version does not match, so that nothing is half-applied.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(1)
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class W4VersionedUpdate {
+
+    static final int ROWS = 1000;
+    static final int SEEDED = 10_000;
+
+    @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
+    public String variant;
+
+    /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */
+    @Param({"0", "1", "5"})
+    public String delayMs;
+
+    private Harness h;
+    private final int[] versions = new int[SEEDED];
+    private long op;
+
+    @Setup(Level.Trial)
+    public void setUp(BenchmarkParams params) throws Exception {
+        h = Harness.open(params, variant, delayMs);
+        h.house("DROP TABLE IF EXISTS w4",
+                "CREATE TABLE w4 (id bigint PRIMARY KEY, v int NOT NULL, version int NOT NULL)",
+                "INSERT INTO w4 SELECT g, 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g", "ANALYZE w4");
+        h.app().setAutoCommit(!h.variant().applicationCode());
+        h.startCounting();
+    }
+
+    @Benchmark
+    public int update() throws Exception {
+        h.op();
+        Connection c = h.app();
+        int first = (int) (op * ROWS % SEEDED);
+        op++;
+        if (h.variant().applicationCode()) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE w4 SET v = ?, version = ? WHERE id = ? AND version = ?")) {
+                for (int i = 0; i < ROWS; i++) {
+                    int id = first + i;
+                    ps.setInt(1, (int) op);
+                    ps.setInt(2, versions[id] + 1);
+                    ps.setLong(3, id);
+                    ps.setInt(4, versions[id]);
+                    ps.addBatch();
+                }
+                int[] counts = ps.executeBatch();
+                for (int count : counts) {
+                    if (count != 1) {
+                        c.rollback();
+                        throw new IllegalStateException("optimistic lock failure: update count " + count);
+                    }
+                }
+            }
+            c.commit();
+        } else {
+            long[] ids = new long[ROWS];
+            int[] vs = new int[ROWS];
+            int[] old = new int[ROWS];
+            for (int i = 0; i < ROWS; i++) {
+                ids[i] = first + i;
+                vs[i] = (int) op;
+                old[i] = versions[first + i];
+            }
+            try (PreparedStatement ps = c.prepareStatement("WITH u AS (UPDATE w4 t SET v = x.v, version = x.version + 1"
+                    + " FROM unnest(?::bigint[], ?::int[], ?::int[]) AS x(id, v, version)"
+                    + " WHERE t.id = x.id AND t.version = x.version RETURNING 1)"
+                    + " SELECT count(*) / (count(*) = ?)::int FROM u")) {
+                ps.setObject(1, ids);
+                ps.setObject(2, vs);
+                ps.setObject(3, old);
+                ps.setLong(4, ROWS);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getInt(1) != ROWS) {
+                        throw new IllegalStateException("updated " + rs.getInt(1) + " rows");
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < ROWS; i++) {
+            versions[first + i]++;
+        }
+        return ROWS;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        h.close();
+    }
+}
