@@ -241,7 +241,16 @@ public final class SqlAnalyzer {
                 return;
             }
         }
-        b.tuple(tupleStart, tupleEnd).rowParameterCount(inTuple);
+        b.tuple(tupleStart, tupleEnd).rowParameterCount(inTuple).valuesStart(tokens.get(valuesIndex).start());
+        ParenthesedExpressionList<?> row = (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions();
+        if (!columns.isEmpty() && row.size() == columns.size() && inTuple == row.size()
+                && row.stream().allMatch(e -> e instanceof JdbcParameter)) {
+            List<String> parameterColumns = new ArrayList<>(columns);
+            for (int k = 0; k < row.size(); k++) {
+                parameterColumns.set(((JdbcParameter) row.get(k)).getIndex() - 1, columns.get(k));
+            }
+            b.parameterColumns(parameterColumns);
+        }
     }
 
     /**

@@ -51,6 +51,8 @@ public final class StatementDescription {
     private final List<KeyColumn> conflictKeys;
     private final List<String> conflictUpdatedColumns;
     private final int rowParameterCount;
+    private final int valuesStart;
+    private final List<String> parameterColumns;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -73,6 +75,9 @@ public final class StatementDescription {
         this.conflictKeys = List.copyOf(b.conflictKeys);
         this.conflictUpdatedColumns = List.copyOf(b.conflictUpdatedColumns);
         this.rowParameterCount = b.rowParameterCount < 0 ? b.parameterOffsets.length : b.rowParameterCount;
+        this.valuesStart = b.valuesStart;
+        this.parameterColumns = b.parameterColumns == null ? null : java.util.Collections.unmodifiableList(
+                new java.util.ArrayList<>(b.parameterColumns));
         this.chainReason = b.chainSet ? b.chainReason
                 : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
     }
@@ -107,6 +112,19 @@ public final class StatementDescription {
      */
     public int rowParameterCount() {
         return rowParameterCount;
+    }
+
+    /** INSERT: offset of the {@code VALUES} keyword. */
+    public int valuesStart() {
+        return valuesStart;
+    }
+
+    /**
+     * INSERT whose VALUES tuple is nothing but parameters, in a named column list: for each tuple parameter,
+     * the column it fills. {@code null} for any other statement (then only the VALUES form applies).
+     */
+    public List<String> parameterColumns() {
+        return parameterColumns;
     }
 
     /** True when the text was split with certainty and holds exactly one statement. */
@@ -223,6 +241,8 @@ public final class StatementDescription {
         private List<KeyColumn> conflictKeys = List.of();
         private List<String> conflictUpdatedColumns = List.of();
         private int rowParameterCount = -1;
+        private int valuesStart = -1;
+        private List<String> parameterColumns;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -292,6 +312,16 @@ public final class StatementDescription {
             this.onConflict = action;
             this.conflictKeys = keys;
             this.conflictUpdatedColumns = updated;
+            return this;
+        }
+
+        Builder valuesStart(int offset) {
+            this.valuesStart = offset;
+            return this;
+        }
+
+        Builder parameterColumns(List<String> columns) {
+            this.parameterColumns = columns;
             return this;
         }
 

@@ -131,8 +131,7 @@ public final class BatchExecutor {
         List<Step> current = new ArrayList<>();
         long parameters = 0;
         for (Step step : steps) {
-            long stepParameters = (long) step.rows().length * (step.rowParameters() >= 0 ? step.rowParameters()
-                    : parametersPerRow) + step.tail().length;
+            long stepParameters = step.parameterCount(parametersPerRow);
             if (!current.isEmpty() && parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS) {
                 executions.add(current);
                 current = new ArrayList<>();
@@ -172,6 +171,15 @@ public final class BatchExecutor {
             prepared.setQueryTimeout(queryTimeoutSeconds);
             int index = 1;
             for (Step step : steps) {
+                if (step.arrays() != null) {
+                    for (String[] column : step.arrays()) {
+                        prepared.setObject(index++, column); // a text[]: the texts pgjdbc would send one by one
+                    }
+                    for (Bind bind : step.tail()) {
+                        bind.applyTo(prepared, index++);
+                    }
+                    continue;
+                }
                 int perRow = step.rowParameters() >= 0 ? step.rowParameters() : parametersPerRow;
                 for (int row : step.rows()) {
                     Bind[] binds = rows.get(row);

@@ -42,11 +42,22 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
      * One statement of the plan: its SQL text, the batch rows (or Statement batch members) it covers, in
      * order, and how to decode its result.
      */
-    public record Step(String sql, int[] rows, Decoding decoding, int rowParameters, Bind[] tail, Alignment alignment) {
+    public record Step(String sql, int[] rows, Decoding decoding, int rowParameters, Bind[] tail, Alignment alignment,
+            String[][] arrays) {
 
         /** A step binding every parameter of each row (or none, for a Statement batch). */
         public Step(String sql, int[] rows, Decoding decoding) {
-            this(sql, rows, decoding, -1, new Bind[0], null);
+            this(sql, rows, decoding, -1, new Bind[0], null, null);
+        }
+
+        /**
+         * Bind parameters this step sends: one text array per row parameter ({@link #arrays()} form), or the
+         * row parameters of every row; then the tail.
+         */
+        public long parameterCount(int parametersPerRow) {
+            long perStatement = arrays != null ? arrays.length
+                    : (long) rows.length * (rowParameters >= 0 ? rowParameters : parametersPerRow);
+            return perStatement + tail.length;
         }
     }
 

@@ -69,27 +69,49 @@ public final class BatchPlanner {
                             (MAX_BIND_PARAMETERS - tail) / rowParameters));
                     return planOnConflict(statement, rows, table, returningSuffix, settings.session(), conflictChunk);
                 }
-                return planInsert(statement, rows.size(), returningSuffix, chunkRows);
+                return planInsert(statement, rows, table, returningSuffix, settings.session(), chunkRows,
+                        settings.maxRowsPerStatement());
             case UPDATE:
             case DELETE:
                 if (returningSuffix != null) {
                     return BatchPlan.fallback("generated keys requested for UPDATE or DELETE");
                 }
-                return planKeyed(statement, rows, table, settings.session(), chunkRows);
+                return planKeyed(statement, rows, table, settings.session(), chunkRows, settings.maxRowsPerStatement());
             default:
                 return BatchPlan.fallback("not an INSERT, UPDATE or DELETE");
         }
     }
 
-    private static BatchPlan planInsert(StatementDescription insert, int rowCount, String returningSuffix, int chunkRows) {
-        if (insert.onConflict() != StatementDescription.OnConflict.NONE) {
-            throw new IllegalStateException("planOnConflict handles ON CONFLICT");
-        }
+    private static BatchPlan planInsert(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            String returningSuffix, SessionFacts session, int chunkRows, int maxRows) {
         Decoding decoding = returningSuffix != null ? Decoding.RETURNED_ROWS
                 : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
+        String[] casts = insertCasts(insert, rows, table, session);
         List<Step> steps = new ArrayList<>();
-        for (int start = 0; start < rowCount; start += chunkRows) {
-            int size = Math.min(chunkRows, rowCount - start);
+        if (casts != null) {
+            // One SQL text for every chunk: the rows travel as arrays, the expected count as a parameter.
+            String sql = Rewriter.insertUnnest(insert, casts, returningSuffix);
+            if (decoding != Decoding.RETURNED_ROWS) {
+                sql = Rewriter.countChecked(insert.hasReturning() ? sql : sql + "\nRETURNING 1");
+            }
+            for (int start = 0; start < rows.size(); start += maxRows) {
+                int size = Math.min(maxRows, rows.size() - start);
+                int[] chunk = range(start, size);
+                String[][] arrays = encodeArrays(rows, chunk, insert.parameterCount());
+                if (arrays == null) {
+                    steps = null;
+                    break;
+                }
+                Bind[] tail = decoding == Decoding.RETURNED_ROWS ? new Bind[0] : new Bind[] {Bind.ofLong(size)};
+                steps.add(new Step(sql, chunk, decoding, 0, tail, null, arrays));
+            }
+            if (steps != null) {
+                return new BatchPlan("insert-unnest", steps, null);
+            }
+            steps = new ArrayList<>();
+        }
+        for (int start = 0; start < rows.size(); start += chunkRows) {
+            int size = Math.min(chunkRows, rows.size() - start);
             String sql = Rewriter.insertValues(insert, size, returningSuffix);
             if (decoding != Decoding.RETURNED_ROWS) {
                 sql = Rewriter.countChecked(insert.hasReturning() ? sql : sql + "\nRETURNING 1", size);
@@ -99,8 +121,44 @@ public final class BatchPlanner {
         return new BatchPlan("insert-values", steps, null);
     }
 
+    /**
+     * The array casts of an INSERT whose tuple is all parameters (the type each parameter gets from its
+     * column, as {@link #decideCast} decides it), or {@code null} when the VALUES form must be used.
+     */
+    private static String[] insertCasts(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            SessionFacts session) {
+        List<String> columns = insert.parameterColumns();
+        if (columns == null || !session.known() || insert.rowParameterCount() != columns.size()) {
+            return null;
+        }
+        String[] casts = new String[columns.size()];
+        for (int p = 0; p < casts.length; p++) {
+            ColumnInfo column = table.column(columns.get(p));
+            if (column == null || decideCast(p, column, rows, session, casts) != null) {
+                return null;
+            }
+        }
+        return casts;
+    }
+
+    /** Each parameter's texts for the rows of {@code chunk}, or {@code null} when one of them is not reproduced. */
+    private static String[][] encodeArrays(List<Bind[]> rows, int[] chunk, int parameters) {
+        String[][] arrays = new String[parameters][chunk.length];
+        for (int i = 0; i < chunk.length; i++) {
+            Bind[] row = rows.get(chunk[i]);
+            for (int p = 0; p < parameters; p++) {
+                Object text = ArrayEncoding.text(row[p]);
+                if (text == ArrayEncoding.UNSUPPORTED) {
+                    return null;
+                }
+                arrays[p][i] = (String) text;
+            }
+        }
+        return arrays;
+    }
+
     private static BatchPlan planKeyed(StatementDescription dml, List<Bind[]> rows, TableInfo table, SessionFacts session,
-            int chunkRows) {
+            int chunkRows, int maxRows) {
         if (!session.known()) {
             return BatchPlan.fallback("the delegate connection is not pgjdbc: parameter types unknown");
         }
@@ -180,6 +238,24 @@ public final class BatchPlanner {
             }
             waves.get(wave).add(r);
         }
+        String kind = dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using";
+        List<Step> arraySteps = new ArrayList<>();
+        String unnestSql = Rewriter.keyedDmlUnnest(dml, casts);
+        for (List<Integer> wave : waves) {
+            for (int start = 0; start < wave.size() && arraySteps != null; start += maxRows) {
+                int size = Math.min(maxRows, wave.size() - start);
+                int[] chunk = wave.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
+                String[][] arrays = encodeArrays(rows, chunk, parameters);
+                if (arrays == null) {
+                    arraySteps = null;
+                } else {
+                    arraySteps.add(new Step(unnestSql, chunk, Decoding.ORDINALS, 0, new Bind[0], null, arrays));
+                }
+            }
+        }
+        if (arraySteps != null) {
+            return new BatchPlan(kind + "-unnest", arraySteps, null);
+        }
         List<Step> steps = new ArrayList<>();
         for (List<Integer> wave : waves) {
             for (int start = 0; start < wave.size(); start += chunkRows) {
@@ -188,7 +264,7 @@ public final class BatchPlanner {
                 steps.add(new Step(Rewriter.keyedDml(dml, size, casts), chunk, Decoding.ORDINALS));
             }
         }
-        return new BatchPlan(dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using", steps, null);
+        return new BatchPlan(kind, steps, null);
     }
 
     /**
@@ -262,6 +338,7 @@ public final class BatchPlanner {
             }
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
         }
+        String[] casts = insertCasts(insert, rows, table, session);
         List<Step> steps = new ArrayList<>();
         List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
         ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
@@ -275,12 +352,15 @@ public final class BatchPlanner {
                 for (int i = 0; i < size; i++) {
                     chunkKeys[i] = rowKeys[chunk[i]];
                 }
-                String sql = Rewriter.insertValues(insert, size, suffix);
-                steps.add(new Step(sql, chunk, decoding, rowParameters, tail,
-                        new BatchPlan.Alignment(keyColumns, chunkKeys)));
+                String[][] arrays = casts == null ? null : encodeArrays(rows, chunk, rowParameters);
+                String sql = arrays != null ? Rewriter.insertUnnest(insert, casts, suffix)
+                        : Rewriter.insertValues(insert, size, suffix);
+                steps.add(new Step(sql, chunk, decoding, arrays != null ? 0 : rowParameters, tail,
+                        new BatchPlan.Alignment(keyColumns, chunkKeys), arrays));
             }
         }
-        return new BatchPlan(doUpdate ? "upsert-do-update" : "upsert-do-nothing", steps, null);
+        boolean unnested = steps.stream().allMatch(step -> step.arrays() != null);
+        return new BatchPlan((doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps, null);
     }
 
     private static boolean namesAll(String returningSuffix, List<KeyColumn> keys, SessionFacts session) {

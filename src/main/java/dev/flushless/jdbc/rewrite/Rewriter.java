@@ -53,8 +53,63 @@ public final class Rewriter {
      * on the aggregate, so PostgreSQL cannot fold (and raise) it at plan time.
      */
     public static String countChecked(String insert, int rows) {
-        return "WITH flushless_ins AS (" + insert + ")\nSELECT CASE WHEN count(*) = " + rows + " THEN count(*)"
+        return countChecked(insert, Integer.toString(rows));
+    }
+
+    /** {@link #countChecked(String, int)} with the expected row count as a trailing bigint parameter. */
+    public static String countChecked(String insert) {
+        return countChecked(insert, "CAST(? AS bigint)");
+    }
+
+    private static String countChecked(String insert, String expected) {
+        return "WITH flushless_ins AS (" + insert + ")\nSELECT CASE WHEN count(*) = " + expected + " THEN count(*)"
                 + " ELSE CAST('flushless: rows inserted by a coalesced INSERT: ' || count(*) AS bigint) END FROM flushless_ins";
+    }
+
+    /**
+     * The batch's rows as a table: one {@code text[]} parameter per statement parameter, each cast to the
+     * type the original statement gives that parameter, unnested side by side with their 1-based ordinal.
+     */
+    static String unnestRows(String[] casts) {
+        StringBuilder out = new StringBuilder("unnest(");
+        for (int p = 0; p < casts.length; p++) {
+            out.append(p > 0 ? ", " : "").append("CAST(? AS text[])");
+            if (!"text".equals(casts[p])) {
+                out.append("::").append(casts[p]).append("[]");
+            }
+        }
+        out.append(") WITH ORDINALITY AS ").append(ROWS_ALIAS).append('(');
+        for (int p = 0; p < casts.length; p++) {
+            out.append(COLUMN_PREFIX).append('p').append(p + 1).append(", ");
+        }
+        return out.append(ORDINAL).append(')').toString();
+    }
+
+    /**
+     * {@code INSERT INTO t (c1, .., cn) VALUES (?, .., ?)} for any number of rows as one SQL text:
+     * {@code INSERT INTO t (c1, .., cn) SELECT flushless_p1, .. FROM unnest(..) .. ORDER BY flushless_ord},
+     * the application's text after the tuple (ON CONFLICT, RETURNING) kept. INSERT ... SELECT coerces each
+     * value to its column by assignment, as INSERT ... VALUES does with a typed parameter; {@code casts} give
+     * each array the parameter's type.
+     */
+    public static String insertUnnest(StatementDescription insert, String[] casts, String returningSuffix) {
+        String sql = insert.sql();
+        StringBuilder out = new StringBuilder(sql.length() + casts.length * 48 + 128);
+        out.append(sql, 0, insert.valuesStart()).append("SELECT ");
+        for (int p = 0; p < casts.length; p++) {
+            out.append(p > 0 ? ", " : "").append(ROWS_ALIAS).append('.').append(COLUMN_PREFIX).append('p').append(p + 1);
+        }
+        out.append(" FROM ").append(unnestRows(casts)).append(" ORDER BY ").append(ROWS_ALIAS).append('.').append(ORDINAL);
+        out.append(sql, insert.tupleEnd(), insert.textEnd());
+        if (returningSuffix != null) {
+            out.append(returningSuffix);
+        }
+        return out.toString();
+    }
+
+    /** {@link #keyedDml} with the rows unnested from one {@code text[]} per parameter: one SQL text for any row count. */
+    public static String keyedDmlUnnest(StatementDescription dml, String[] casts) {
+        return keyed(dml, " " + unnestRows(casts) + " ");
     }
 
     /**
@@ -71,9 +126,31 @@ public final class Rewriter {
      * @param casts per parameter, the type to cast it to in the VALUES list, or {@code null} for none
      */
     public static String keyedDml(StatementDescription dml, int rows, String[] casts) {
+        StringBuilder values = new StringBuilder(rows * casts.length * 24 + 64).append(" (VALUES ");
+        for (int row = 1; row <= rows; row++) {
+            values.append(row > 1 ? ", (" : "(").append(row);
+            for (String cast : casts) {
+                values.append(", ");
+                if (cast == null) {
+                    values.append('?');
+                } else {
+                    values.append("CAST(? AS ").append(cast).append(')');
+                }
+            }
+            values.append(')');
+        }
+        values.append(") AS ").append(ROWS_ALIAS).append('(').append(ORDINAL);
+        for (int p = 0; p < casts.length; p++) {
+            values.append(", ").append(COLUMN_PREFIX).append('p').append(p + 1);
+        }
+        return keyed(dml, values.append(") ").toString());
+    }
+
+    /** UPDATE ... FROM rows / DELETE ... USING rows, parameters replaced by the rows' columns, RETURNING ordinals. */
+    private static String keyed(StatementDescription dml, String rowsTable) {
         String sql = dml.sql();
         int parameters = dml.parameterCount();
-        StringBuilder out = new StringBuilder(sql.length() + rows * parameters * 24 + 128);
+        StringBuilder out = new StringBuilder(sql.length() + rowsTable.length() + parameters * 24 + 64);
         int position = 0;
         int parameter = 0;
         for (; parameter < parameters && dml.parameterOffset(parameter) < dml.whereStart(); parameter++) {
@@ -81,24 +158,7 @@ public final class Rewriter {
             position = dml.parameterOffset(parameter) + 1;
         }
         out.append(sql, position, dml.whereStart());
-        out.append(dml.kind() == StatementDescription.Kind.UPDATE ? " FROM (VALUES " : " USING (VALUES ");
-        for (int row = 1; row <= rows; row++) {
-            out.append(row > 1 ? ", (" : "(").append(row);
-            for (int p = 0; p < parameters; p++) {
-                out.append(", ");
-                if (casts[p] == null) {
-                    out.append('?');
-                } else {
-                    out.append("CAST(? AS ").append(casts[p]).append(')');
-                }
-            }
-            out.append(')');
-        }
-        out.append(") AS ").append(ROWS_ALIAS).append('(').append(ORDINAL);
-        for (int p = 0; p < parameters; p++) {
-            out.append(", ").append(COLUMN_PREFIX).append('p').append(p + 1);
-        }
-        out.append(") ");
+        out.append(dml.kind() == StatementDescription.Kind.UPDATE ? " FROM" : " USING").append(rowsTable);
         position = dml.whereStart();
         for (; parameter < parameters; parameter++) {
             out.append(sql, position, dml.parameterOffset(parameter)).append(column(parameter));

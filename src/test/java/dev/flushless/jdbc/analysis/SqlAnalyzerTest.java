@@ -48,6 +48,23 @@ class SqlAnalyzerTest {
     }
 
     @Test
+    void arrayFormsKeepOneTextForAnyRowCount() {
+        StatementDescription insert = describe("INSERT INTO t (a, b) VALUES (?, ?) ON CONFLICT (a) DO NOTHING");
+        assertEquals(List.of("a", "b"), insert.parameterColumns());
+        assertEquals("INSERT INTO t (a, b) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2 FROM"
+                        + " unnest(CAST(? AS text[])::integer[], CAST(? AS text[])) WITH ORDINALITY AS"
+                        + " flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord"
+                        + " ON CONFLICT (a) DO NOTHING\nRETURNING \"a\"",
+                Rewriter.insertUnnest(insert, new String[] {"integer", "text"}, "\nRETURNING \"a\""));
+        StatementDescription update = describe("UPDATE t SET v = ? WHERE id = ?");
+        assertEquals("UPDATE t SET v = flushless_v.flushless_p1  FROM unnest(CAST(? AS text[])::numeric[],"
+                        + " CAST(? AS text[])::bigint[]) WITH ORDINALITY AS flushless_v(flushless_p1, flushless_p2,"
+                        + " flushless_ord) WHERE id = flushless_v.flushless_p2 RETURNING flushless_v.flushless_ord",
+                Rewriter.keyedDmlUnnest(update, new String[] {"numeric", "bigint"}));
+        assertEquals(null, describe("INSERT INTO t (a, b) VALUES (?, now())").parameterColumns());
+    }
+
+    @Test
     void deleteBecomesUsing() {
         StatementDescription d = describe("DELETE FROM t AS x WHERE x.id = ?");
         assertNull(d.fallbackReason());

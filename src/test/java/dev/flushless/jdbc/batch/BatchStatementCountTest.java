@@ -38,7 +38,7 @@ class BatchStatementCountTest {
             assertEquals(10_000, counts.length);
             assertTrue(Arrays.stream(counts).allMatch(n -> n == 1));
             assertEquals(10, db.statementCount("%INSERT INTO counted_insert%"));
-            assertEquals(10_000, c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("insert-values"));
+            assertEquals(10_000, c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("insert-unnest"));
         }
         assertEquals(java.util.List.of(java.util.List.of("10000")), db.rows("SELECT count(*) FROM counted_insert"));
     }
@@ -67,6 +67,29 @@ class BatchStatementCountTest {
             expected[6] = 0;
             assertArrayEquals(expected, counts);
             assertEquals(1, db.statementCount("%UPDATE counted_update%"));
+        }
+    }
+
+    @Test
+    void valuesTravelAsArraysWherePgjdbcsTextIsReproducedAndAsValuesOtherwise(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE forms (id int PRIMARY KEY, at timestamp, n numeric)",
+                "INSERT INTO forms SELECT g, NULL, g FROM generate_series(1, 10) g");
+        try (Connection c = db.flushless("batch")) {
+            PreparedStatement byArrays = c.prepareStatement("UPDATE forms SET n = ? WHERE id = ?");
+            PreparedStatement byValues = c.prepareStatement("UPDATE forms SET at = ? WHERE id = ?");
+            for (int id = 1; id <= 3; id++) {
+                byArrays.setBigDecimal(1, new java.math.BigDecimal("1.50"));
+                byArrays.setInt(2, id);
+                byArrays.addBatch();
+                byValues.setTimestamp(1, java.sql.Timestamp.valueOf("2024-01-01 00:00:00"));
+                byValues.setInt(2, id);
+                byValues.addBatch();
+            }
+            byArrays.executeBatch();
+            byValues.executeBatch();
+            var rewrites = c.unwrap(FlushlessConnection.class).flushlessStats().rewrites();
+            assertEquals(Long.valueOf(3), rewrites.get("update-join-unnest"), rewrites.toString());
+            assertEquals(Long.valueOf(3), rewrites.get("update-join"), rewrites.toString());
         }
     }
 

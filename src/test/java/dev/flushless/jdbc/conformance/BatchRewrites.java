@@ -39,7 +39,7 @@ final class BatchRewrites {
 
     static List<Behaviour> behaviours() {
         List<Behaviour> all = new ArrayList<>();
-        all.add(rewritten("insert-values", "batch insert: every common column type, values and NULLs", (env, t) -> {
+        all.add(rewritten("insert-", "batch insert: every common column type, values and NULLs", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute(ALL_TYPES);
             PreparedStatement ps = c.prepareStatement("INSERT INTO typed (id, b, n, s, vc, flag, d, ts, tz, u, j, bin, arr, m)"
@@ -81,7 +81,7 @@ final class BatchRewrites {
             t.add("counts", ps.executeBatch());
             t.rows("read back", c.createStatement().executeQuery("SELECT * FROM typed ORDER BY id"));
         }));
-        all.add(rewritten("insert-values", "batch insert: mixed setters for one column (setInt, setLong, setObject, setNull)",
+        all.add(rewritten("insert-", "batch insert: mixed setters for one column (setInt, setLong, setObject, setNull)",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE mixed (k int PRIMARY KEY, v bigint, w numeric, s text)");
@@ -106,7 +106,7 @@ final class BatchRewrites {
                     t.add("counts", ps.executeBatch());
                 }));
         for (int size : new int[] {1, 2, 9, 10, 11, 31}) {
-            all.add(rewritten("insert-values", "batch insert of " + size + " rows around a chunk of 10", (env, t) -> {
+            all.add(rewritten("insert-", "batch insert of " + size + " rows around a chunk of 10", (env, t) -> {
                 Connection c = env.open("flushless.maxRowsPerStatement=10");
                 c.createStatement().execute("CREATE TABLE sized (id int PRIMARY KEY, v text)");
                 PreparedStatement ps = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)");
@@ -143,7 +143,7 @@ final class BatchRewrites {
                         t.rows("rows", c.createStatement().executeQuery("SELECT * FROM upd ORDER BY id"));
                     }));
         }
-        all.add(rewritten("insert-values", "batch insert of 100,000 rows in a transaction", (env, t) -> {
+        all.add(rewritten("insert-", "batch insert of 100,000 rows in a transaction", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute("CREATE TABLE big (id int PRIMARY KEY, a int, b text, c bigint, d boolean)");
             c.setAutoCommit(false);
@@ -162,7 +162,7 @@ final class BatchRewrites {
             t.add("counts", counts.length + " entries, " + ones + " of them 1");
             t.rows("sums", c.createStatement().executeQuery("SELECT count(*), sum(a), sum(c) FROM big"));
         }));
-        all.add(rewritten("insert-values", "batch insert: parameters persist across addBatch, clearBatch discards rows",
+        all.add(rewritten("insert-", "batch insert: parameters persist across addBatch, clearBatch discards rows",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE persist (id int PRIMARY KEY, a text, b text)");
@@ -194,7 +194,7 @@ final class BatchRewrites {
         }));
         for (boolean autocommit : new boolean[] {true, false}) {
             String mode = autocommit ? "autocommit" : "transaction";
-            all.add(rewritten("insert-values", "batch insert (" + mode + "): generated keys, all columns, in batch order",
+            all.add(rewritten("insert-", "batch insert (" + mode + "): generated keys, all columns, in batch order",
                     (env, t) -> {
                         Connection c = env.open("flushless.maxRowsPerStatement=4");
                         c.createStatement().execute("CREATE TABLE keyed (id serial PRIMARY KEY, name text, at date DEFAULT DATE '2024-01-01')");
@@ -214,7 +214,7 @@ final class BatchRewrites {
                             c.commit();
                         }
                     }));
-            all.add(rewritten("insert-values", "batch insert (" + mode + "): generated keys by column name", (env, t) -> {
+            all.add(rewritten("insert-", "batch insert (" + mode + "): generated keys by column name", (env, t) -> {
                 Connection c = env.connection();
                 c.createStatement().execute("CREATE TABLE named (\"Id\" bigserial PRIMARY KEY, name text)");
                 c.setAutoCommit(autocommit);
@@ -495,7 +495,7 @@ final class BatchRewrites {
             ps.addBatch();
             t.add("after clearParameters", ps.executeBatch());
         }));
-        all.add(rewritten("insert-values", "batch insert: partitioned table, DEFAULT, now() and nextval in VALUES",
+        all.add(rewritten("insert-", "batch insert: partitioned table, DEFAULT, now() and nextval in VALUES",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE SEQUENCE seq; CREATE TABLE parted (id int, region text, at date DEFAULT DATE '2020-01-01',"
@@ -514,7 +514,7 @@ final class BatchRewrites {
                     c.commit();
                     t.rows("rows", c.createStatement().executeQuery("SELECT tableoid::regclass::text, * FROM parted ORDER BY id"));
                 }));
-        all.add(rewritten("insert-values", "batch insert: jsonb via PGobject, enum via Types.OTHER, arrays via setObject",
+        all.add(rewritten("insert-", "batch insert: jsonb via PGobject, enum via Types.OTHER, arrays via setObject",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TYPE color AS ENUM ('red', 'green');"

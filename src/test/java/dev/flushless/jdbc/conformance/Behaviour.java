@@ -45,7 +45,7 @@ public record Behaviour(String name, Action action, Expectation expectation) {
         return new Behaviour(name, action, Expectation.NONE);
     }
 
-    /** A behaviour whose batch-mode run must coalesce rows with rewrite {@code kind}. */
+    /** A behaviour whose batch-mode run must coalesce rows with a rewrite whose kind starts with {@code kind}. */
     public static Behaviour rewritten(String kind, String name, Action action) {
         return new Behaviour(name, action, new Expectation(kind, null));
     }

@@ -1,0 +1,76 @@
+package dev.flushless.jdbc.batch;
+
+import java.math.BigDecimal;
+import java.util.UUID;
+
+/**
+ * The text pgjdbc sends for a parameter, for the setters whose text this driver reproduces exactly, so that
+ * a batch's values can travel as one {@code text[]} per parameter and be unnested on the server
+ * ({@code unnest(CAST(? AS text[])::integer[], ...)}): one SQL text for any row count, and a statement that
+ * is cheap to plan. Each element is converted by the target type's input function, as the server converts
+ * the single parameter of the original statement. Anything else keeps the VALUES form.
+ */
+final class ArrayEncoding {
+
+    /** Returned for a bind whose text is not reproduced here. */
+    static final Object UNSUPPORTED = new Object();
+
+    private ArrayEncoding() {
+    }
+
+    /** The element text for {@code bind} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}. */
+    static Object text(Bind bind) {
+        Object value = bind.value;
+        switch (bind.setter) {
+            case NULL:
+                return null;
+            case BOOLEAN:
+                return (Boolean) value ? "true" : "false";
+            case BYTE:
+            case SHORT:
+            case INT:
+            case LONG:
+                return value.toString();
+            case FLOAT:
+            case DOUBLE:
+                return value.toString(); // Float/Double.toString is what pgjdbc sends in text mode; binary is the same value
+            case BIG_DECIMAL:
+                return value == null ? null : value.toString();
+            case STRING:
+            case NSTRING:
+                return value;
+            case BYTES:
+                return value == null ? null : hex((byte[]) value);
+            case OBJECT:
+                return objectText(value);
+            default:
+                return UNSUPPORTED;
+        }
+    }
+
+    private static Object objectText(Object value) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof String || value instanceof Integer || value instanceof Long || value instanceof Short
+                || value instanceof Byte || value instanceof BigDecimal || value instanceof UUID
+                || value instanceof Double || value instanceof Float) {
+            return value.toString();
+        }
+        if (value instanceof Boolean b) {
+            return b ? "true" : "false";
+        }
+        if (value instanceof byte[] bytes) {
+            return hex(bytes);
+        }
+        return UNSUPPORTED;
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder text = new StringBuilder(2 + bytes.length * 2).append("\\x");
+        for (byte b : bytes) {
+            text.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return text.toString();
+    }
+}
