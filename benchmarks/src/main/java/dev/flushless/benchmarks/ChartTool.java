@@ -67,8 +67,9 @@ public final class ChartTool {
             return params.get("delayMs");
         }
 
+        /** The sub-table a result belongs to: its {@code rows} parameter, else its {@code commit} parameter. */
         String rows() {
-            return params.getOrDefault("rows", "");
+            return params.getOrDefault("rows", params.getOrDefault("commit", ""));
         }
     }
 
@@ -186,10 +187,14 @@ public final class ChartTool {
             Map<String, List<Row>> byRows = list.stream().collect(Collectors.groupingBy(Row::rows, TreeMap::new,
                     Collectors.toList()));
             for (Map.Entry<String, List<Row>> g : byRows.entrySet()) {
-                String suffix = g.getKey().isEmpty() ? "" : "-" + g.getKey() + "rows";
-                if (!g.getKey().isEmpty()) {
+                boolean numeric = g.getKey().matches("\\d+");
+                String suffix = g.getKey().isEmpty() ? "" : "-" + g.getKey() + (numeric ? "rows" : "");
+                if (numeric) {
                     md.append("**").append(String.format(Locale.ROOT, "%,d", Integer.parseInt(g.getKey())))
                             .append(" rows per batch**\n\n");
+                } else if (!g.getKey().isEmpty()) {
+                    md.append("**").append(g.getKey().equals("autocommit") ? "autocommit: the batch alone"
+                            : "in a transaction: the batch, then COMMIT").append("**\n\n");
                 }
                 table(md, g.getValue());
                 if (workload.equals("W6WrapperOverhead")) {
@@ -197,7 +202,7 @@ public final class ChartTool {
                 }
                 String name = workload + suffix;
                 speedupChart(g.getValue(), TITLES.getOrDefault(workload, workload)
-                        + (g.getKey().isEmpty() ? "" : ", " + g.getKey() + " rows"), charts.resolve(name));
+                        + (g.getKey().isEmpty() ? "" : ", " + g.getKey() + (numeric ? " rows" : "")), charts.resolve(name));
                 md.append("![").append(name).append("](").append(relCharts).append('/').append(name).append(".png)\n\n");
             }
             if (workload.equals("W6WrapperOverhead")

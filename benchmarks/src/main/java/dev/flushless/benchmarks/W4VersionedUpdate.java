@@ -43,6 +43,13 @@ public class W4VersionedUpdate {
     @Param({"0", "1", "5"})
     public String delayMs;
 
+    /**
+     * {@code transaction}: the batch and a COMMIT (what an ORM does); {@code autocommit}: the batch alone, as
+     * the baseline measurements of the reference ran it (the hand-written statement always runs alone).
+     */
+    @Param({"transaction", "autocommit"})
+    public String commit;
+
     private Harness h;
     private final int[] versions = new int[SEEDED];
     private long op;
@@ -53,7 +60,7 @@ public class W4VersionedUpdate {
         h.house("DROP TABLE IF EXISTS w4",
                 "CREATE TABLE w4 (id bigint PRIMARY KEY, v int NOT NULL, version int NOT NULL)",
                 "INSERT INTO w4 SELECT g, 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g", "ANALYZE w4");
-        h.app().setAutoCommit(!h.variant().applicationCode());
+        h.app().setAutoCommit(!h.variant().applicationCode() || "autocommit".equals(commit));
         h.startCounting();
     }
 
@@ -76,12 +83,16 @@ public class W4VersionedUpdate {
                 int[] counts = ps.executeBatch();
                 for (int count : counts) {
                     if (count != 1) {
-                        c.rollback();
+                        if (!c.getAutoCommit()) {
+                            c.rollback();
+                        }
                         throw new IllegalStateException("optimistic lock failure: update count " + count);
                     }
                 }
             }
-            c.commit();
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
         } else {
             long[] ids = new long[ROWS];
             int[] vs = new int[ROWS];
