@@ -48,6 +48,51 @@ final class ArrayEncoding {
         }
     }
 
+    /** The array element class for an integer cast type, or {@code null} for other types. */
+    static Class<?> integerArrayType(String cast) {
+        switch (cast) {
+            case "integer": return Integer.class;
+            case "bigint": return Long.class;
+            case "smallint": return Short.class;
+            default: return null;
+        }
+    }
+
+    static Object[] newIntegerArray(String cast, int length) {
+        return (Object[]) java.lang.reflect.Array.newInstance(integerArrayType(cast), length);
+    }
+
+    /** The bind's integer value ({@code null} for SQL NULL), or {@link #UNSUPPORTED} when it binds no integer. */
+    static Object integer(Bind bind) {
+        switch (bind.setter) {
+            case NULL:
+                return null;
+            case BYTE:
+            case SHORT:
+            case INT:
+            case LONG:
+                return ((Number) bind.value).longValue();
+            case OBJECT:
+                Object v = bind.value;
+                return v == null ? null : v instanceof Integer || v instanceof Long || v instanceof Short
+                        || v instanceof Byte ? (Object) ((Number) v).longValue() : UNSUPPORTED;
+            default:
+                return UNSUPPORTED;
+        }
+    }
+
+    /** {@code value} as the element class of the cast's array (the cast was chosen from the values' type). */
+    static Object narrow(String cast, Long value) {
+        if (value == null) {
+            return null;
+        }
+        switch (cast) {
+            case "integer": return value.intValue();
+            case "smallint": return value.shortValue();
+            default: return value;
+        }
+    }
+
     private static Object objectText(Object value) {
         if (value == null) {
             return null;

@@ -172,8 +172,8 @@ public final class BatchExecutor {
             int index = 1;
             for (Step step : steps) {
                 if (step.arrays() != null) {
-                    for (String[] column : step.arrays()) {
-                        prepared.setObject(index++, column); // a text[]: the texts pgjdbc would send one by one
+                    for (Object[] column : step.arrays()) {
+                        prepared.setObject(index++, column); // text[] of the texts pgjdbc would send, or integers
                     }
                     for (Bind bind : step.tail()) {
                         bind.applyTo(prepared, index++);
@@ -266,6 +266,18 @@ public final class BatchExecutor {
                     counts[rows[0]] = 0;
                 } else {
                     counts[rows[0]] = statement.getLargeUpdateCount();
+                }
+                return true;
+            }
+            case ORDINAL_ARRAY: {
+                try (ResultSet rs = statement.getResultSet()) {
+                    rs.next();
+                    java.sql.Array ordinals = rs.getArray(1);
+                    if (ordinals != null) {
+                        for (Object ordinal : (Object[]) ordinals.getArray()) {
+                            counts[rows[((Number) ordinal).intValue() - 1]]++;
+                        }
+                    }
                 }
                 return true;
             }

@@ -25,6 +25,8 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
         RETURNED_ROWS_DISCARDED,
         /** An UPDATE/DELETE joined to its rows: the result lists the ordinal of the row behind every changed row. */
         ORDINALS,
+        /** As {@link #ORDINALS}, the ordinals aggregated into one array in one row. */
+        ORDINAL_ARRAY,
         /**
          * A multi-row INSERT ... ON CONFLICT returning its conflict-target columns for the rows it wrote: walked
          * in order against the batch rows' keys, a returned row means 1, a missing one 0.
@@ -43,7 +45,7 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
      * order, and how to decode its result.
      */
     public record Step(String sql, int[] rows, Decoding decoding, int rowParameters, Bind[] tail, Alignment alignment,
-            String[][] arrays) {
+            Object[][] arrays) {
 
         /** A step binding every parameter of each row (or none, for a Statement batch). */
         public Step(String sql, int[] rows, Decoding decoding) {
@@ -51,7 +53,7 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
         }
 
         /**
-         * Bind parameters this step sends: one text array per row parameter ({@link #arrays()} form), or the
+         * Bind parameters this step sends: one array (text, or integers) per row parameter ({@link #arrays()} form), or the
          * row parameters of every row; then the tail.
          */
         public long parameterCount(int parametersPerRow) {

@@ -90,14 +90,15 @@ public final class BatchPlanner {
         List<Step> steps = new ArrayList<>();
         if (casts != null) {
             // One SQL text for every chunk: the rows travel as arrays, the expected count as a parameter.
-            String sql = Rewriter.insertUnnest(insert, casts, returningSuffix);
+            boolean[] nativeArrays = nativeArrays(rows, casts);
+            String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
             if (decoding != Decoding.RETURNED_ROWS) {
                 sql = Rewriter.countChecked(insert.hasReturning() ? sql : sql + "\nRETURNING 1");
             }
             for (int start = 0; start < rows.size(); start += maxRows) {
                 int size = Math.min(maxRows, rows.size() - start);
                 int[] chunk = range(start, size);
-                String[][] arrays = encodeArrays(rows, chunk, insert.parameterCount());
+                Object[][] arrays = encodeArrays(rows, chunk, casts, nativeArrays);
                 if (arrays == null) {
                     steps = null;
                     break;
@@ -141,17 +142,38 @@ public final class BatchPlanner {
         return casts;
     }
 
-    /** Each parameter's texts for the rows of {@code chunk}, or {@code null} when one of them is not reproduced. */
-    private static String[][] encodeArrays(List<Bind[]> rows, int[] chunk, int parameters) {
-        String[][] arrays = new String[parameters][chunk.length];
+    /**
+     * Per parameter, whether it can travel as an integer array (its cast is an integer type and every row
+     * binds an integer or NULL): cheaper to send and to read than text.
+     */
+    private static boolean[] nativeArrays(List<Bind[]> rows, String[] casts) {
+        boolean[] nativeArrays = new boolean[casts.length];
+        for (int p = 0; p < casts.length; p++) {
+            nativeArrays[p] = ArrayEncoding.integerArrayType(casts[p]) != null;
+            for (int r = 0; r < rows.size() && nativeArrays[p]; r++) {
+                nativeArrays[p] = ArrayEncoding.integer(rows.get(r)[p]) != ArrayEncoding.UNSUPPORTED;
+            }
+        }
+        return nativeArrays;
+    }
+
+    /**
+     * Each parameter's values for the rows of {@code chunk} (integers where {@code nativeArrays} says so,
+     * else the texts pgjdbc would send), or {@code null} when one of them is not reproduced.
+     */
+    private static Object[][] encodeArrays(List<Bind[]> rows, int[] chunk, String[] casts, boolean[] nativeArrays) {
+        Object[][] arrays = new Object[casts.length][];
+        for (int p = 0; p < casts.length; p++) {
+            arrays[p] = nativeArrays[p] ? ArrayEncoding.newIntegerArray(casts[p], chunk.length) : new String[chunk.length];
+        }
         for (int i = 0; i < chunk.length; i++) {
             Bind[] row = rows.get(chunk[i]);
-            for (int p = 0; p < parameters; p++) {
-                Object text = ArrayEncoding.text(row[p]);
-                if (text == ArrayEncoding.UNSUPPORTED) {
+            for (int p = 0; p < casts.length; p++) {
+                Object value = nativeArrays[p] ? ArrayEncoding.integer(row[p]) : ArrayEncoding.text(row[p]);
+                if (value == ArrayEncoding.UNSUPPORTED) {
                     return null;
                 }
-                arrays[p][i] = (String) text;
+                arrays[p][i] = nativeArrays[p] ? ArrayEncoding.narrow(casts[p], (Long) value) : value;
             }
         }
         return arrays;
@@ -240,16 +262,17 @@ public final class BatchPlanner {
         }
         String kind = dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using";
         List<Step> arraySteps = new ArrayList<>();
-        String unnestSql = Rewriter.keyedDmlUnnest(dml, casts);
+        boolean[] nativeArrays = nativeArrays(rows, casts);
+        String unnestSql = Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
         for (List<Integer> wave : waves) {
             for (int start = 0; start < wave.size() && arraySteps != null; start += maxRows) {
                 int size = Math.min(maxRows, wave.size() - start);
                 int[] chunk = wave.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
-                String[][] arrays = encodeArrays(rows, chunk, parameters);
+                Object[][] arrays = encodeArrays(rows, chunk, casts, nativeArrays);
                 if (arrays == null) {
                     arraySteps = null;
                 } else {
-                    arraySteps.add(new Step(unnestSql, chunk, Decoding.ORDINALS, 0, new Bind[0], null, arrays));
+                    arraySteps.add(new Step(unnestSql, chunk, Decoding.ORDINAL_ARRAY, 0, new Bind[0], null, arrays));
                 }
             }
         }
@@ -339,6 +362,7 @@ public final class BatchPlanner {
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
         }
         String[] casts = insertCasts(insert, rows, table, session);
+        boolean[] nativeArrays = casts == null ? null : nativeArrays(rows, casts);
         List<Step> steps = new ArrayList<>();
         List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
         ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
@@ -352,8 +376,8 @@ public final class BatchPlanner {
                 for (int i = 0; i < size; i++) {
                     chunkKeys[i] = rowKeys[chunk[i]];
                 }
-                String[][] arrays = casts == null ? null : encodeArrays(rows, chunk, rowParameters);
-                String sql = arrays != null ? Rewriter.insertUnnest(insert, casts, suffix)
+                Object[][] arrays = casts == null ? null : encodeArrays(rows, chunk, casts, nativeArrays);
+                String sql = arrays != null ? Rewriter.insertUnnest(insert, casts, nativeArrays, suffix)
                         : Rewriter.insertValues(insert, size, suffix);
                 steps.add(new Step(sql, chunk, decoding, arrays != null ? 0 : rowParameters, tail,
                         new BatchPlan.Alignment(keyColumns, chunkKeys), arrays));

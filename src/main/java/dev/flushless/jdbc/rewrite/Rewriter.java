@@ -70,9 +70,13 @@ public final class Rewriter {
      * The batch's rows as a table: one {@code text[]} parameter per statement parameter, each cast to the
      * type the original statement gives that parameter, unnested side by side with their 1-based ordinal.
      */
-    static String unnestRows(String[] casts) {
+    static String unnestRows(String[] casts, boolean[] nativeArrays) {
         StringBuilder out = new StringBuilder("unnest(");
         for (int p = 0; p < casts.length; p++) {
+            if (nativeArrays != null && nativeArrays[p]) {
+                out.append(p > 0 ? ", " : "").append("CAST(? AS ").append(casts[p]).append("[])");
+                continue;
+            }
             out.append(p > 0 ? ", " : "").append("CAST(? AS text[])");
             if (!"text".equals(casts[p])) {
                 out.append("::").append(casts[p]).append("[]");
@@ -93,13 +97,22 @@ public final class Rewriter {
      * each array the parameter's type.
      */
     public static String insertUnnest(StatementDescription insert, String[] casts, String returningSuffix) {
+        return insertUnnest(insert, casts, null, returningSuffix);
+    }
+
+    /**
+     * As {@link #insertUnnest(StatementDescription, String[], String)}; {@code nativeArrays[p]} marks a
+     * parameter sent as an array of its own type (integers) rather than as {@code text[]}.
+     */
+    public static String insertUnnest(StatementDescription insert, String[] casts, boolean[] nativeArrays,
+            String returningSuffix) {
         String sql = insert.sql();
         StringBuilder out = new StringBuilder(sql.length() + casts.length * 48 + 128);
         out.append(sql, 0, insert.valuesStart()).append("SELECT ");
         for (int p = 0; p < casts.length; p++) {
             out.append(p > 0 ? ", " : "").append(ROWS_ALIAS).append('.').append(COLUMN_PREFIX).append('p').append(p + 1);
         }
-        out.append(" FROM ").append(unnestRows(casts)).append(" ORDER BY ").append(ROWS_ALIAS).append('.').append(ORDINAL);
+        out.append(" FROM ").append(unnestRows(casts, nativeArrays)).append(" ORDER BY ").append(ROWS_ALIAS).append('.').append(ORDINAL);
         out.append(sql, insert.tupleEnd(), insert.textEnd());
         if (returningSuffix != null) {
             out.append(returningSuffix);
@@ -107,9 +120,14 @@ public final class Rewriter {
         return out.toString();
     }
 
-    /** {@link #keyedDml} with the rows unnested from one {@code text[]} per parameter: one SQL text for any row count. */
-    public static String keyedDmlUnnest(StatementDescription dml, String[] casts) {
-        return keyed(dml, " " + unnestRows(casts) + " ");
+    /**
+     * {@link #keyedDml} with the rows unnested from one array per parameter: one SQL text for any row count.
+     * The ordinals of the changed rows come back as one array in one row ({@code array_agg}), not as one
+     * result row per changed row.
+     */
+    public static String keyedDmlUnnest(StatementDescription dml, String[] casts, boolean[] nativeArrays) {
+        return "WITH flushless_dml AS (" + keyed(dml, " " + unnestRows(casts, nativeArrays) + " ")
+                + ")\nSELECT array_agg(" + ORDINAL + ") FROM flushless_dml";
     }
 
     /**

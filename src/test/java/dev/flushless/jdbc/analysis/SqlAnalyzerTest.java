@@ -57,10 +57,11 @@ class SqlAnalyzerTest {
                         + " ON CONFLICT (a) DO NOTHING\nRETURNING \"a\"",
                 Rewriter.insertUnnest(insert, new String[] {"integer", "text"}, "\nRETURNING \"a\""));
         StatementDescription update = describe("UPDATE t SET v = ? WHERE id = ?");
-        assertEquals("UPDATE t SET v = flushless_v.flushless_p1  FROM unnest(CAST(? AS text[])::numeric[],"
-                        + " CAST(? AS text[])::bigint[]) WITH ORDINALITY AS flushless_v(flushless_p1, flushless_p2,"
-                        + " flushless_ord) WHERE id = flushless_v.flushless_p2 RETURNING flushless_v.flushless_ord",
-                Rewriter.keyedDmlUnnest(update, new String[] {"numeric", "bigint"}));
+        assertEquals("WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
+                        + " unnest(CAST(? AS text[])::numeric[], CAST(? AS bigint[])) WITH ORDINALITY AS"
+                        + " flushless_v(flushless_p1, flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p2"
+                        + " RETURNING flushless_v.flushless_ord)\nSELECT array_agg(flushless_ord) FROM flushless_dml",
+                Rewriter.keyedDmlUnnest(update, new String[] {"numeric", "bigint"}, new boolean[] {false, true}));
         assertEquals(null, describe("INSERT INTO t (a, b) VALUES (?, now())").parameterColumns());
     }
 
