@@ -157,6 +157,9 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         super.close();
     }
 
+    /** Fallback reason of a batch of one row. */
+    static final String SINGLE_ROW = "batch of one row: nothing to coalesce";
+
     private int[] lastPgjdbcCounts;
     private long[] lastPgjdbcLargeCounts;
 
@@ -175,6 +178,13 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 return null;
             }
             List<Bind[]> rows = recorder.takeRows();
+            if (rows.size() == 1) {
+                // Nothing to coalesce: pgjdbc's own single execution is already one statement.
+                connection.stats.fallback(SINGLE_ROW, 1);
+                replayIntoPgjdbc(rows);
+                runInPgjdbc(large);
+                return null;
+            }
             StatementDescription description = connection.analyzer.describe(sql);
             SessionFacts session = SessionFacts.of(connection.delegate);
             BatchPlan plan;

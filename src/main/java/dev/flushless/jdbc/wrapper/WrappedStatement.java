@@ -93,6 +93,12 @@ public class WrappedStatement implements Statement {
         }
         List<String> texts = new ArrayList<>(batchTexts);
         batchTexts.clear();
+        if (texts.size() == 1) {
+            connection.stats.fallback(WrappedPreparedStatement.SINGLE_ROW, 1);
+            replay(texts);
+            connection.afterStatement(texts.get(0));
+            return null;
+        }
         try {
             List<StatementDescription> members = new ArrayList<>(texts.size());
             for (String text : texts) {

@@ -106,7 +106,7 @@ final class BatchRewrites {
                     t.add("counts", ps.executeBatch());
                 }));
         for (int size : new int[] {1, 2, 9, 10, 11, 31}) {
-            all.add(rewritten("insert-", "batch insert of " + size + " rows around a chunk of 10", (env, t) -> {
+            Behaviour.Action sizedInsert = (env, t) -> {
                 Connection c = env.open("flushless.maxRowsPerStatement=10");
                 c.createStatement().execute("CREATE TABLE sized (id int PRIMARY KEY, v text)");
                 PreparedStatement ps = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)");
@@ -117,11 +117,12 @@ final class BatchRewrites {
                 }
                 t.add("counts", ps.executeLargeBatch());
                 t.rows("count", c.createStatement().executeQuery("SELECT count(*), sum(id) FROM sized"));
-            }));
+            };
+            String name = "batch insert of " + size + " rows around a chunk of 10";
+            all.add(size == 1 ? fallsBack("one row", name, sizedInsert) : rewritten("insert-", name, sizedInsert));
         }
         for (int size : new int[] {1, 2, 9, 10, 11}) {
-            all.add(rewritten("update-join", "batch update of " + size + " rows around a chunk of 10, NULLs in SET",
-                    (env, t) -> {
+            Behaviour.Action sizedUpdate = (env, t) -> {
                         Connection c = env.open("flushless.maxRowsPerStatement=10");
                         c.createStatement().execute("CREATE TABLE upd (id int PRIMARY KEY, a text, b numeric, c date)");
                         c.createStatement().execute("INSERT INTO upd SELECT g, 'a', g, DATE '2020-01-01' FROM generate_series(0, 20) g");
@@ -141,7 +142,9 @@ final class BatchRewrites {
                         }
                         t.add("counts", ps.executeLargeBatch());
                         t.rows("rows", c.createStatement().executeQuery("SELECT * FROM upd ORDER BY id"));
-                    }));
+                    };
+            String updateName = "batch update of " + size + " rows around a chunk of 10, NULLs in SET";
+            all.add(size == 1 ? fallsBack("one row", updateName, sizedUpdate) : rewritten("update-join", updateName, sizedUpdate));
         }
         all.add(rewritten("insert-", "batch insert of 100,000 rows in a transaction", (env, t) -> {
             Connection c = env.connection();
