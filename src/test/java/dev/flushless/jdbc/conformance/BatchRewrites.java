@@ -146,6 +146,38 @@ final class BatchRewrites {
             String updateName = "batch update of " + size + " rows around a chunk of 10, NULLs in SET";
             all.add(size == 1 ? fallsBack("one row", updateName, sizedUpdate) : rewritten("update-join", updateName, sizedUpdate));
         }
+        all.add(rewritten("insert-", "batch insert and update: strings that need quoting in an array, empty and NULL",
+                (env, t) -> {
+                    Connection c = env.connection();
+                    c.createStatement().execute("CREATE TABLE strs (id int PRIMARY KEY, s text, v varchar(20), b bytea,"
+                            + " n numeric, f float8, r real, u uuid, ok boolean)");
+                    String[] values = {"", "NULL", "null", "a,b", "{x}", "\"q\"", "back\\slash", " spaced ", "tab\there",
+                        "new\nline", "ünï©ødé ✓", "'", "()", null};
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO strs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                    for (int i = 0; i < values.length; i++) {
+                        ps.setInt(1, i);
+                        ps.setString(2, values[i]);
+                        ps.setString(3, values[i]);
+                        ps.setBytes(4, values[i] == null ? null : values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        ps.setBigDecimal(5, i % 3 == 0 ? null : new BigDecimal(i % 2 == 0 ? "1E+3" : "-0.000100"));
+                        ps.setDouble(6, i == 1 ? Double.NaN : i == 2 ? Double.NEGATIVE_INFINITY : i == 3 ? -0.0 : 0.1 * i);
+                        ps.setFloat(7, 0.1f * i);
+                        ps.setObject(8, i % 2 == 0 ? null : new UUID(i, -i));
+                        ps.setBoolean(9, i % 2 == 0);
+                        ps.addBatch();
+                    }
+                    t.add("insert counts", ps.executeBatch());
+                    PreparedStatement update = c.prepareStatement("UPDATE strs SET s = ?, v = ? WHERE id = ?");
+                    for (int i = 0; i < values.length; i++) {
+                        update.setString(1, values[values.length - 1 - i]);
+                        update.setString(2, values[i] == null ? "was null" : values[i] + "!");
+                        update.setInt(3, i);
+                        update.addBatch();
+                    }
+                    t.add("update counts", update.executeBatch());
+                    t.rows("rows", c.createStatement().executeQuery(
+                            "SELECT id, s, s IS NULL, v, b, n, f, r, u, ok FROM strs ORDER BY id"));
+                }));
         all.add(rewritten("insert-", "batch insert of 100,000 rows in a transaction", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute("CREATE TABLE big (id int PRIMARY KEY, a int, b text, c bigint, d boolean)");
