@@ -75,6 +75,29 @@ public class WrappedConnection implements FlushlessConnection {
         }
     }
 
+    /** A JDBC call that may throw SQLException. */
+    @FunctionalInterface
+    interface SqlCall<T> {
+        T call() throws SQLException;
+    }
+
+    /**
+     * After a coalesced batch was undone: forget the cached catalog facts (the table may have changed), count
+     * the fallback, run the batch as sent and, when that succeeded, release the guard savepoint (a failure
+     * has aborted the transaction, exactly as it would have without Flushless).
+     */
+    <T> T runAsSentAfterUndo(dev.flushless.jdbc.batch.BatchExecutor.Undone undone, int rows, SqlCall<T> asSent)
+            throws SQLException {
+        catalog.clear();
+        stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState() + "), re-run as sent",
+                rows);
+        T result = asSent.call();
+        if (undone.guarded()) {
+            dev.flushless.jdbc.batch.BatchExecutor.releaseGuard(delegate);
+        }
+        return result;
+    }
+
     static boolean invalidatesCatalog(StatementDescription.Kind kind) {
         return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
                 || kind == StatementDescription.Kind.OTHER;

@@ -211,15 +211,11 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 }
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
-                connection.catalog.clear(); // the table may have changed under us: read it again next time
-                connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
-                        + "), re-run as sent", rows.size());
-                replayIntoPgjdbc(rows);
-                runInPgjdbc(large);
-                if (undone.guarded()) {
-                    BatchExecutor.releaseGuard(connection.delegate);
-                }
-                return null;
+                return connection.runAsSentAfterUndo(undone, rows.size(), () -> {
+                    replayIntoPgjdbc(rows);
+                    runInPgjdbc(large);
+                    return null;
+                });
             }
         } finally {
             resetBatch();

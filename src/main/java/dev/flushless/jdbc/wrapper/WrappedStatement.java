@@ -123,15 +123,10 @@ public class WrappedStatement implements Statement {
                 connection.stats.rewrite(plan.rewriteKind(), texts.size(), plan.statements().size());
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
-                connection.catalog.clear(); // the table may have changed under us: read it again next time
-                connection.stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
-                        + "), re-run as sent", texts.size());
-                replay(texts);
-                long[] counts = toLong(delegate.executeBatch());
-                if (undone.guarded()) {
-                    BatchExecutor.releaseGuard(connection.delegate); // only after success: a failure aborted the transaction
-                }
-                return counts;
+                return connection.runAsSentAfterUndo(undone, texts.size(), () -> {
+                    replay(texts);
+                    return toLong(delegate.executeBatch());
+                });
             }
         } finally {
             for (String text : texts) {
