@@ -108,7 +108,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
 
     @Override
     public void addBatch() throws SQLException {
-        if (recorder != null) {
+        if (recorder != null && !prepared.isClosed()) {
             recorder.addRow();
         } else {
             prepared.addBatch();
@@ -170,7 +170,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     private long[] runBatch(boolean large) throws SQLException {
         beforeExecution();
         try {
-            if (recorder == null || !recorder.hasRows()) {
+            if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
                 if (stoppedReason != null) {
                     connection.stats.fallback(stoppedReason, passedThroughRows);
                 }

@@ -88,8 +88,8 @@ public class WrappedStatement implements Statement {
      * returns {@code null} (the caller then runs pgjdbc's batch, as the application would have).
      */
     private long[] runTextBatch() throws SQLException {
-        if (batchTexts == null || batchTexts.isEmpty()) {
-            return null;
+        if (batchTexts == null || batchTexts.isEmpty() || delegate.isClosed()) {
+            return null; // pgjdbc runs (or, when closed, rejects) the batch itself
         }
         List<String> texts = new ArrayList<>(batchTexts);
         batchTexts.clear();

@@ -178,6 +178,32 @@ final class BatchRewrites {
                     t.rows("rows", c.createStatement().executeQuery(
                             "SELECT id, s, s IS NULL, v, b, n, f, r, u, ok FROM strs ORDER BY id"));
                 }));
+        all.add(of("batch on a closed statement or connection fails as pgjdbc fails", (env, t) -> {
+            Connection c = env.open();
+            c.createStatement().execute("CREATE TABLE closing (id int PRIMARY KEY)");
+            PreparedStatement ps = c.prepareStatement("INSERT INTO closing VALUES (?)");
+            ps.setInt(1, 1);
+            ps.addBatch();
+            ps.setInt(1, 2);
+            ps.addBatch();
+            ps.close();
+            t.call("addBatch after close", () -> {
+                ps.addBatch();
+                return "added";
+            });
+            t.call("executeBatch after close", ps::executeBatch);
+            PreparedStatement open = c.prepareStatement("INSERT INTO closing VALUES (?)");
+            open.setInt(1, 3);
+            open.addBatch();
+            open.setInt(1, 4);
+            open.addBatch();
+            Statement s = c.createStatement();
+            s.addBatch("INSERT INTO closing VALUES (5)");
+            s.addBatch("INSERT INTO closing VALUES (6)");
+            c.close();
+            t.call("executeBatch after connection close", open::executeBatch);
+            t.call("statement batch after connection close", s::executeBatch);
+        }));
         all.add(rewritten("insert-", "batch insert of 100,000 rows in a transaction", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute("CREATE TABLE big (id int PRIMARY KEY, a int, b text, c bigint, d boolean)");
