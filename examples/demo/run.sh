@@ -21,8 +21,8 @@ done
 
 if $build; then
   echo "[run.sh] building the driver (mvn -q -B install -DskipTests in $root) and the demo ..."
-  (cd "$root" && mvn -q -B install -DskipTests)
-  mvn -q -B -f "$here/pom.xml" compile dependency:build-classpath
+  (cd "$root" && mvn -q -B -Dstyle.color=never install -DskipTests)
+  mvn -q -B -Dstyle.color=never -f "$here/pom.xml" compile dependency:build-classpath
 fi
 
 exec java -Xmx1g -cp "$here/target/classes:$(cat "$here/target/classpath.txt")" dev.flushless.demo.Demo "$@"
