@@ -39,8 +39,12 @@ class ReadmeTest {
     }
 
     @Test
-    void ciRunsTheReadmeTestCommand() throws IOException {
-        assertTrue(readme().contains("\nmvn -B test\n"), "README must show the test command");
-        assertTrue(Files.readString(Path.of(".ci/run")).contains("\nmvn -B test\n"), ".ci/run must call it");
+    void ciRunsTheReadmeCommands() throws IOException {
+        String readme = readme();
+        String ci = Files.readString(Path.of(".ci/run"));
+        assertTrue(readme.contains("\nmvn -B test "), "README must show the test command");
+        assertTrue(ci.contains("\nmvn -B test\n"), ".ci/run must call the test command");
+        assertTrue(readme.contains("\nexamples/demo/run.sh "), "README must show the demo command");
+        assertTrue(ci.contains("\nexamples/demo/run.sh\n"), ".ci/run must run the demo command");
     }
 }
