@@ -348,6 +348,8 @@ public final class SqlAnalyzer {
                 assignments.add(new Assignment(column, parameter.getIndex() - 1));
             } else if (!SafeExpressions.hasParameter(value) && SafeExpressions.isSafe(value, true)) {
                 assignments.add(new Assignment(column, -1));
+            } else if (oneParameterOperation(value) != null) {
+                assignments.add(new Assignment(column, oneParameterOperation(value).getIndex() - 1, true));
             } else {
                 b.fallback("SET expression not a single parameter or row-independent: " + value);
                 return;
@@ -498,6 +500,29 @@ public final class SqlAnalyzer {
             }
         }
         return keys;
+    }
+
+    /**
+     * The parameter of {@code <operand> <op> ?} or {@code ? <op> <operand>} where op is arithmetic or
+     * concatenation and the operand is row-independent without parameters (e.g. {@code stock + ?}), else null.
+     */
+    private static JdbcParameter oneParameterOperation(Expression value) {
+        if (!(value instanceof net.sf.jsqlparser.expression.operators.arithmetic.Addition
+                || value instanceof net.sf.jsqlparser.expression.operators.arithmetic.Subtraction
+                || value instanceof net.sf.jsqlparser.expression.operators.arithmetic.Multiplication
+                || value instanceof net.sf.jsqlparser.expression.operators.arithmetic.Division
+                || value instanceof net.sf.jsqlparser.expression.operators.arithmetic.Concat)) {
+            return null;
+        }
+        net.sf.jsqlparser.expression.BinaryExpression binary = (net.sf.jsqlparser.expression.BinaryExpression) value;
+        Expression left = binary.getLeftExpression();
+        Expression right = binary.getRightExpression();
+        JdbcParameter parameter = left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
+        Expression other = parameter == left ? right : left;
+        if (parameter == null || SafeExpressions.hasParameter(other) || !SafeExpressions.isSafe(other, true)) {
+            return null;
+        }
+        return parameter;
     }
 
     private static void flattenAnd(Expression e, List<Expression> out) {

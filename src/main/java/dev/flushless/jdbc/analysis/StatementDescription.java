@@ -15,9 +15,16 @@ public final class StatementDescription {
     /** The kind of statement, by its leading keyword and parse tree. */
     public enum Kind { INSERT, UPDATE, DELETE, SELECT, DDL, SESSION, OTHER }
 
-    /** An assignment {@code column = ?} or {@code column = <expression without parameters>} of an UPDATE. */
-    public record Assignment(String column, int parameter) {
-        /** True when the value is exactly one parameter ({@link #parameter()} is its 0-based index). */
+    /**
+     * An assignment of an UPDATE: {@code column = ?}, {@code column = <expression without parameters>}, or
+     * {@code column = <operand> <op> ?} (arithmetic or concatenation with one parameter, {@link #inExpression()}).
+     */
+    public record Assignment(String column, int parameter, boolean inExpression) {
+        public Assignment(String column, int parameter) {
+            this(column, parameter, false);
+        }
+
+        /** True when the value contains one parameter ({@link #parameter()} is its 0-based index). */
         public boolean isParameter() {
             return parameter >= 0;
         }

@@ -191,6 +191,7 @@ public final class BatchPlanner {
         }
         int parameters = dml.parameterCount();
         ColumnInfo[] parameterColumns = new ColumnInfo[parameters];
+        boolean[] inExpression = new boolean[parameters];
         for (Assignment assignment : dml.assignments()) {
             ColumnInfo column = table.column(assignment.column());
             if (column == null) {
@@ -198,6 +199,7 @@ public final class BatchPlanner {
             }
             if (assignment.isParameter()) {
                 parameterColumns[assignment.parameter()] = column;
+                inExpression[assignment.parameter()] = assignment.inExpression();
             }
         }
         ColumnInfo[] keyColumns = new ColumnInfo[dml.keys().size()];
@@ -214,7 +216,8 @@ public final class BatchPlanner {
             if (parameterColumns[p] == null) {
                 return BatchPlan.fallback("parameter " + (p + 1) + " not matched to a column");
             }
-            String problem = decideCast(p, parameterColumns[p], rows, session, casts);
+            String problem = inExpression[p] ? decideTypedCast(p, rows, session, casts)
+                    : decideCast(p, parameterColumns[p], rows, session, casts);
             if (problem != null) {
                 return BatchPlan.fallback(problem);
             }
@@ -460,6 +463,24 @@ public final class BatchPlanner {
             }
         }
         return "parameter " + (p + 1) + ": rows bind it with different types " + sent;
+    }
+
+    /**
+     * The cast for a parameter inside an expression ({@code stock + ?}): its type there comes from the
+     * operator, which this driver does not model for an untyped parameter, so every row must declare the
+     * same type, and the VALUES list keeps it.
+     */
+    private static String decideTypedCast(int p, List<Bind[]> rows, SessionFacts session, String[] casts) {
+        Set<SentType> sent = new LinkedHashSet<>();
+        for (Bind[] row : rows) {
+            sent.add(row[p].sentType(session));
+        }
+        SentType only = sent.size() == 1 ? sent.iterator().next() : null;
+        if (only == null || only.isUnknown() || only.isUnspecified() || only.sqlName() == null) {
+            return "parameter " + (p + 1) + " inside an expression is bound untyped or with different types " + sent;
+        }
+        casts[p] = only.sqlName();
+        return null;
     }
 
     /** The column's type as a cast target without a type modifier, or {@code null} where that would change it. */

@@ -84,7 +84,7 @@ class SqlAnalyzerTest {
             {"INSERT INTO t VALUES (?) ON CONFLICT DO NOTHING", "ON CONFLICT"},
             {"INSERT INTO t VALUES (?) RETURNING (SELECT ?)", "parameter outside"},
             {"UPDATE t SET a = ? WHERE id = ? OR id = ?", "WHERE conjunct"},
-            {"UPDATE t SET a = a * ? WHERE id = ?", "SET expression"},
+            {"UPDATE t SET a = a * ? + ? WHERE id = ?", "SET expression"},
             {"UPDATE t SET id = ? WHERE id = ?", "every column"},
             {"UPDATE t SET a = ? FROM u WHERE t.id = u.id AND u.x = ?", "FROM"},
             {"UPDATE t SET a = ?", "without WHERE"},

@@ -461,6 +461,47 @@ final class BatchRewrites {
                     t.rows("rows", c.createStatement().executeQuery("SELECT * FROM other.\"Order\" ORDER BY 1"));
                     c.createStatement().execute("DROP SCHEMA other CASCADE");
                 }));
+        all.add(rewritten("update-join", "batch update: counters (stock + ?, price * ?, name || ?) with repeated keys",
+                (env, t) -> {
+                    Connection c = env.connection();
+                    c.createStatement().execute("CREATE TABLE inventory (sku text PRIMARY KEY, stock int NOT NULL"
+                            + " CHECK (stock >= 0), price numeric(10,2), name text)");
+                    c.createStatement().execute("INSERT INTO inventory VALUES ('a', 10, 1.50, 'A'), ('b', 0, 2, 'B'),"
+                            + " ('c', 5, 3, 'C')");
+                    PreparedStatement ps = c.prepareStatement(
+                            "UPDATE inventory SET stock = stock + ?, price = price * ?, name = name || ? WHERE sku = ?");
+                    Object[][] rows = {{"a", 5}, {"b", 1}, {"a", -3}, {"z", 1}, {"a", 2}, {"c", -1}};
+                    for (Object[] row : rows) {
+                        ps.setInt(1, (Integer) row[1]);
+                        ps.setBigDecimal(2, new BigDecimal("1.1"));
+                        ps.setString(3, "+");
+                        ps.setString(4, (String) row[0]);
+                        ps.addBatch();
+                    }
+                    t.add("counts", ps.executeBatch());
+                    ps.clearBatch();
+                    ps.setInt(1, -100);
+                    ps.setBigDecimal(2, BigDecimal.ONE);
+                    ps.setString(3, "");
+                    ps.setString(4, "b");
+                    ps.addBatch();
+                    ps.setString(4, "c");
+                    ps.addBatch();
+                    t.call("check violation", ps::executeBatch);
+                    PreparedStatement untyped = c.prepareStatement("UPDATE inventory SET stock = stock + ? WHERE sku = ?");
+                    for (String sku : new String[] {"a", "c"}) {
+                        untyped.setObject(1, "1", Types.OTHER);
+                        untyped.setString(2, sku);
+                        untyped.addBatch();
+                    }
+                    t.add("untyped counts", untyped.executeBatch());
+                    for (String sku : new String[] {"a", "c"}) {
+                        untyped.setString(1, "1");
+                        untyped.setString(2, sku);
+                        untyped.addBatch();
+                    }
+                    t.call("varchar parameter", untyped::executeBatch);
+                }));
         all.add(fallsBack("different types", "batch update: a key bound with different setter types falls back", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute(ITEMS);
