@@ -12,6 +12,11 @@ public interface FlushlessConnection extends Connection {
     /** The settings this connection was opened with. */
     FlushlessConfig flushlessConfig();
 
-    /** What this connection's batches were turned into (rewrites by kind, fallbacks by reason). */
+    /** This connection's live counters (rewrites by kind, fallbacks by reason, statements, round trips). */
     dev.flushless.jdbc.stats.FlushlessStats flushlessStats();
+
+    /** What this connection saved so far: a snapshot of {@link #flushlessStats()}. */
+    default dev.flushless.jdbc.stats.FlushlessReport report() {
+        return flushlessStats().report();
+    }
 }

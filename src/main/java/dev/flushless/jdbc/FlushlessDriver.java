@@ -53,6 +53,11 @@ public final class FlushlessDriver implements Driver {
         return new WrappedConnection(connection, target.config);
     }
 
+    /** What the driver as a whole saved so far, over every connection of this class loader. */
+    public static dev.flushless.jdbc.stats.FlushlessReport report() {
+        return dev.flushless.jdbc.stats.FlushlessStats.GLOBAL.report();
+    }
+
     @Override
     public boolean acceptsURL(String url) {
         return url != null && url.startsWith(URL_PREFIX);

@@ -22,7 +22,8 @@ public final class BatchExecutor {
     public static final String GUARD_SAVEPOINT = "flushless_batch_guard";
 
     /** What a successful run produced: per-row counts, and the returned rows' result sets (if any) with their statements. */
-    public record Outcome(long[] counts, List<ResultSet> returned, List<Statement> owners) {
+    public record Outcome(long[] counts, List<ResultSet> returned, List<Statement> owners, int statementsSent,
+            int roundTrips) {
     }
 
     /** A coalesced run failed and was undone (nothing of it remains); the batch must run as sent. */
@@ -122,7 +123,8 @@ public final class BatchExecutor {
             }
             owners.clear();
         }
-        return new Outcome(counts, returned, owners);
+        int sent = plan.statements().size() + (guarded ? 2 : 0) + (envelope ? 2 : 0);
+        return new Outcome(counts, returned, owners, sent, executions.size() + (envelope ? 1 : 0));
     }
 
     /** Splits the steps into executions of at most {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters each. */

@@ -1,25 +1,50 @@
 package dev.flushless.jdbc.stats;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counters of what the driver did: batch rows the application issued, statements sent for them, rewrites
- * by kind and fallbacks by reason. One instance per connection, each also feeding {@link #GLOBAL} (the
- * whole driver). Thread-safe and cheap: adders, no locks.
+ * Counters of what the driver did: statements the application issued, statements sent for them, round
+ * trips, write statements before and after (the simple YugabyteDB flush estimate: every top-level write
+ * statement waits for at least one flush), rewrites by kind and fallbacks by reason. One instance per
+ * connection, each also feeding {@link #GLOBAL} (the whole driver). Thread-safe and cheap on the hot path:
+ * adders, no locks. {@link #report()} takes a snapshot.
  */
 public final class FlushlessStats {
 
     /** Totals over every connection of this class loader. */
     public static final FlushlessStats GLOBAL = new FlushlessStats(null);
 
+    /** Told about new rewrite kinds and fallback reasons, and about each coalesced execution's duration. */
+    public interface Listener {
+        /** A rewrite kind ({@code family} "rewrite") or fallback reason ("fallback") was counted for the first time. */
+        void newKey(String family, String key);
+
+        /** A coalesced batch ran in {@code nanos}. */
+        void coalescedRun(long nanos);
+    }
+
+    /**
+     * pgjdbc sends a batch's statements in one round trip per about 256 (it estimates 250 bytes of reply per
+     * statement against a 64,000-byte budget), which is what a batch run as sent is estimated to cost.
+     */
+    static final int PGJDBC_STATEMENTS_PER_ROUND_TRIP = 256;
+
     private final FlushlessStats parent;
     private final LongAdder statementsIssued = new LongAdder();
     private final LongAdder statementsSent = new LongAdder();
+    private final LongAdder roundTrips = new LongAdder();
+    private final LongAdder writesIssued = new LongAdder();
+    private final LongAdder writesSent = new LongAdder();
+    private final LongAdder coalescedRuns = new LongAdder();
+    private final LongAdder coalescedNanos = new LongAdder();
     private final Map<String, LongAdder> rewrites = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
     private FlushlessStats(FlushlessStats parent) {
         this.parent = parent;
@@ -30,27 +55,81 @@ public final class FlushlessStats {
         return new FlushlessStats(GLOBAL);
     }
 
-    /** A batch of {@code rows} application statements ran as {@code statements} statements of rewrite {@code kind}. */
-    public void rewrite(String kind, int rows, int statements) {
-        statementsIssued.add(rows);
-        statementsSent.add(statements);
-        rewrites.computeIfAbsent(kind, k -> new LongAdder()).add(rows);
+    /** Registers a listener (used by the Micrometer binder). */
+    public void addListener(Listener listener) {
+        listeners.add(listener);
+    }
+
+    /** One statement executed as the application sent it (one round trip). */
+    public void executed(boolean write) {
+        statementsIssued.increment();
+        statementsSent.increment();
+        roundTrips.increment();
+        if (write) {
+            writesIssued.increment();
+            writesSent.increment();
+        }
         if (parent != null) {
-            parent.rewrite(kind, rows, statements);
+            parent.executed(write);
         }
     }
 
-    /** A batch of {@code rows} application statements ran as sent, because of {@code reason}. */
+    /**
+     * A batch of {@code rows} write statements ran coalesced: {@code statements} statements of rewrite
+     * {@code kind} ({@code sent} SQL statements in all, guard savepoints included) in {@code trips} round
+     * trips, taking {@code nanos}.
+     */
+    public void rewrite(String kind, int rows, int statements, int sent, int trips, long nanos) {
+        statementsIssued.add(rows);
+        statementsSent.add(sent);
+        roundTrips.add(trips);
+        writesIssued.add(rows);
+        writesSent.add(statements);
+        coalescedRuns.increment();
+        coalescedNanos.add(nanos);
+        count(rewrites, "rewrite", kind, rows);
+        for (Listener listener : listeners) {
+            listener.coalescedRun(nanos);
+        }
+        if (parent != null) {
+            parent.rewrite(kind, rows, statements, sent, trips, nanos);
+        }
+    }
+
+    /** A batch of {@code rows} statements ran as sent, because of {@code reason} ({@code null}: nothing to say). */
     public void fallback(String reason, int rows) {
+        if (rows <= 0) {
+            return;
+        }
         statementsIssued.add(rows);
         statementsSent.add(rows);
-        fallbacks.computeIfAbsent(reason, k -> new LongAdder()).add(rows);
+        roundTrips.add((rows + PGJDBC_STATEMENTS_PER_ROUND_TRIP - 1) / PGJDBC_STATEMENTS_PER_ROUND_TRIP);
+        writesIssued.add(rows);
+        writesSent.add(rows);
+        if (reason != null) {
+            count(fallbacks, "fallback", reason, rows);
+        }
         if (parent != null) {
             parent.fallback(reason, rows);
         }
     }
 
-    /** Application statements (batch rows) seen by the batch path. */
+    private void count(Map<String, LongAdder> counters, String family, String key, int rows) {
+        LongAdder adder = counters.get(key);
+        if (adder == null) {
+            LongAdder created = new LongAdder();
+            adder = counters.putIfAbsent(key, created);
+            if (adder == null) {
+                adder = created;
+                for (Listener listener : listeners) {
+                    listener.newKey(family, key);
+                }
+            }
+        }
+        adder.add(rows);
+    }
+
+    /** Statements the application issued (each batch row or member counts one). */
     public long statementsIssued() {
         return statementsIssued.sum();
     }
@@ -60,7 +139,22 @@ public final class FlushlessStats {
         return statementsSent.sum();
     }
 
-    /** Rows coalesced, by rewrite kind (e.g. {@code insert-values}). */
+    /** Round trips: exact for coalesced batches and single statements, estimated for batches run as sent. */
+    public long roundTrips() {
+        return roundTrips.sum();
+    }
+
+    /** Write statements the application issued (the "before" YugabyteDB flush estimate). */
+    public long writesIssued() {
+        return writesIssued.sum();
+    }
+
+    /** Write statements sent (the "after" YugabyteDB flush estimate). */
+    public long writesSent() {
+        return writesSent.sum();
+    }
+
+    /** Rows coalesced, by rewrite kind (e.g. {@code insert-unnest}). */
     public Map<String, Long> rewrites() {
         return snapshot(rewrites);
     }
@@ -68,6 +162,24 @@ public final class FlushlessStats {
     /** Rows run as sent, by reason. */
     public Map<String, Long> fallbacks() {
         return snapshot(fallbacks);
+    }
+
+    /** Rows coalesced with rewrite {@code kind} so far (for meters). */
+    public long rewritten(String kind) {
+        LongAdder adder = rewrites.get(kind);
+        return adder == null ? 0 : adder.sum();
+    }
+
+    /** Rows run as sent because of {@code reason} so far (for meters). */
+    public long fellBack(String reason) {
+        LongAdder adder = fallbacks.get(reason);
+        return adder == null ? 0 : adder.sum();
+    }
+
+    /** A consistent-enough snapshot of every counter. */
+    public FlushlessReport report() {
+        return new FlushlessReport(statementsIssued.sum(), statementsSent.sum(), roundTrips.sum(), writesIssued.sum(),
+                writesSent.sum(), coalescedRuns.sum(), coalescedNanos.sum(), rewrites(), fallbacks());
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> counters) {
@@ -78,7 +190,6 @@ public final class FlushlessStats {
 
     @Override
     public String toString() {
-        return "issued=" + statementsIssued() + " sent=" + statementsSent() + " rewrites=" + rewrites()
-                + " fallbacks=" + fallbacks();
+        return report().toString();
     }
 }

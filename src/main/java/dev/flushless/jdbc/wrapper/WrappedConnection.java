@@ -98,6 +98,23 @@ public class WrappedConnection implements FlushlessConnection {
         return result;
     }
 
+    private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
+
+    /**
+     * Counts a coalesced batch and logs it at DEBUG: the application's SQL, the first rewritten statement and
+     * the row count (never bound values).
+     */
+    void coalesced(dev.flushless.jdbc.batch.BatchPlan plan, int rows, dev.flushless.jdbc.batch.BatchExecutor.Outcome outcome,
+            long nanos, String applicationSql) {
+        stats.rewrite(plan.rewriteKind(), rows, plan.statements().size(), outcome.statementsSent(), outcome.roundTrips(),
+                nanos);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
+                    + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
+                    + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
+        }
+    }
+
     static boolean invalidatesCatalog(StatementDescription.Kind kind) {
         return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
                 || kind == StatementDescription.Kind.OTHER;

@@ -54,6 +54,11 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         this.recorder = isBatchCandidate() ? new BatchRecorder() : null;
     }
 
+    private boolean isWrite() {
+        return leadingKind == StatementDescription.Kind.INSERT || leadingKind == StatementDescription.Kind.UPDATE
+                || leadingKind == StatementDescription.Kind.DELETE;
+    }
+
     private boolean isBatchCandidate() {
         return connection.coalescing() && (leadingKind == StatementDescription.Kind.INSERT
                 || leadingKind == StatementDescription.Kind.UPDATE || leadingKind == StatementDescription.Kind.DELETE);
@@ -73,24 +78,28 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public ResultSet executeQuery() throws SQLException {
         beforeExecution();
+        connection.stats.executed(isWrite());
         return wrap(prepared.executeQuery());
     }
 
     @Override
     public int executeUpdate() throws SQLException {
         beforeExecution();
+        connection.stats.executed(isWrite());
         return prepared.executeUpdate();
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
         beforeExecution();
+        connection.stats.executed(isWrite());
         return prepared.executeLargeUpdate();
     }
 
     @Override
     public boolean execute() throws SQLException {
         beforeExecution();
+        connection.stats.executed(isWrite());
         return prepared.execute();
     }
 
@@ -171,9 +180,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         beforeExecution();
         try {
             if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
-                if (stoppedReason != null) {
-                    connection.stats.fallback(stoppedReason, passedThroughRows);
-                }
+                connection.stats.fallback(stoppedReason, passedThroughRows);
                 runInPgjdbc(large);
                 return null;
             }
@@ -203,9 +210,10 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 return null;
             }
             try {
+                long start = System.nanoTime();
                 BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount(),
                         prepared.getQueryTimeout());
-                connection.stats.rewrite(plan.rewriteKind(), rows.size(), plan.statements().size());
+                connection.coalesced(plan, rows.size(), outcome, System.nanoTime() - start, sql);
                 if (!outcome.returned().isEmpty()) {
                     coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owners(), this);
                 }

@@ -361,8 +361,8 @@ public final class Demo {
         out.append("Round trips: counted on the client's sockets (write-to-read turns), pool start-up excluded. pgjdbc\n"
                 + "    already sends each JDBC batch in one round trip, so batch mode saves statements, not round trips;\n"
                 + "    round trips per transaction are what flushless.mode=transaction (planned) is for.\n");
-        out.append(String.format(Locale.ROOT, "%nFlushless (this run): %,d batch rows issued by the application, %,d statements"
-                + " sent for them%n", flushless.batchRows(), flushless.batchStatements()));
+        out.append(String.format(Locale.ROOT, "%nFlushless's own report (this run): %,d statements issued by the application,"
+                + " %,d sent%n", flushless.batchRows(), flushless.batchStatements()));
         out.append("  rewrites by kind (rows): ").append(describe(flushless.rewrites())).append('\n');
         out.append("  fallbacks by reason (rows run as sent): ").append(describe(flushless.fallbacks())).append('\n');
         out.append('\n');

@@ -1,0 +1,84 @@
+package dev.flushless.jdbc.metrics;
+
+import dev.flushless.jdbc.stats.FlushlessStats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Micrometer meters for what Flushless saved: {@code registry.bind(new FlushlessMetrics())} for the whole
+ * driver, or {@code new FlushlessMetrics(connection.unwrap(FlushlessConnection.class).flushlessStats(), tags)}
+ * for one connection. Micrometer is optional: only this class needs it on the classpath.
+ *
+ * <ul>
+ *   <li>{@code flushless.statements.issued}, {@code flushless.statements.sent}: statements the application
+ *       issued and statements sent to the server;</li>
+ *   <li>{@code flushless.round.trips}: client round trips (estimated for batches run as sent);</li>
+ *   <li>{@code flushless.flushes.estimated} with tag {@code phase} = {@code before} | {@code after}: the
+ *       YugabyteDB flush estimate without and with Flushless;</li>
+ *   <li>{@code flushless.rewrites} (tag {@code kind}) and {@code flushless.fallbacks} (tag {@code reason}):
+ *       rows coalesced by rewrite kind, rows run as sent by reason;</li>
+ *   <li>{@code flushless.flush}: a timer of coalesced batch executions.</li>
+ * </ul>
+ */
+public final class FlushlessMetrics implements MeterBinder {
+
+    private final FlushlessStats stats;
+    private final Iterable<Tag> tags;
+
+    /** Meters for the whole driver ({@link FlushlessStats#GLOBAL}). */
+    public FlushlessMetrics() {
+        this(FlushlessStats.GLOBAL, Tags.empty());
+    }
+
+    public FlushlessMetrics(FlushlessStats stats, Iterable<Tag> tags) {
+        this.stats = stats;
+        this.tags = tags;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        counter(registry, "flushless.statements.issued", "Statements the application issued", FlushlessStats::statementsIssued, Tags.empty());
+        counter(registry, "flushless.statements.sent", "Statements sent to the server", FlushlessStats::statementsSent, Tags.empty());
+        counter(registry, "flushless.round.trips", "Client round trips (estimated for batches run as sent)",
+                FlushlessStats::roundTrips, Tags.empty());
+        counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes without Flushless",
+                FlushlessStats::writesIssued, Tags.of("phase", "before"));
+        counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes with Flushless",
+                FlushlessStats::writesSent, Tags.of("phase", "after"));
+        Timer flush = Timer.builder("flushless.flush").description("Duration of coalesced batch executions")
+                .tags(tags).register(registry);
+        stats.addListener(new FlushlessStats.Listener() {
+            @Override
+            public void newKey(String family, String key) {
+                keyed(registry, family, key);
+            }
+
+            @Override
+            public void coalescedRun(long nanos) {
+                flush.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        });
+        stats.rewrites().keySet().forEach(kind -> keyed(registry, "rewrite", kind));
+        stats.fallbacks().keySet().forEach(reason -> keyed(registry, "fallback", reason));
+    }
+
+    private void keyed(MeterRegistry registry, String family, String key) {
+        if ("rewrite".equals(family)) {
+            counter(registry, "flushless.rewrites", "Rows coalesced, by rewrite kind", s -> s.rewritten(key),
+                    Tags.of("kind", key));
+        } else {
+            counter(registry, "flushless.fallbacks", "Rows run as sent, by reason", s -> s.fellBack(key),
+                    Tags.of("reason", key));
+        }
+    }
+
+    private void counter(MeterRegistry registry, String name, String description,
+            java.util.function.ToDoubleFunction<FlushlessStats> value, Tags extra) {
+        FunctionCounter.builder(name, stats, value).description(description).tags(tags).tags(extra).register(registry);
+    }
+}

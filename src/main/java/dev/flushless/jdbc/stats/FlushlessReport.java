@@ -1,0 +1,34 @@
+package dev.flushless.jdbc.stats;
+
+import java.util.Map;
+
+/**
+ * What Flushless saved, for one connection or the whole driver: a snapshot of {@link FlushlessStats}.
+ *
+ * @param statementsIssued statements the application issued (each batch row or Statement-batch member counts one)
+ * @param statementsSent statements sent to the server for them (guard savepoints included)
+ * @param roundTrips client round trips (estimated for batches run as sent, at pgjdbc's 256 per round trip)
+ * @param estimatedFlushesBefore YugabyteDB flushes bare pgjdbc would have caused, estimated as one per write
+ *     statement issued (until the YugabyteDB model lands)
+ * @param estimatedFlushesAfter the same for the write statements Flushless sent
+ * @param coalescedRuns coalesced batch executions
+ * @param coalescedNanos time spent in them
+ * @param rewrites rows coalesced, by rewrite kind
+ * @param fallbacks rows run as sent, by reason
+ */
+public record FlushlessReport(long statementsIssued, long statementsSent, long roundTrips, long estimatedFlushesBefore,
+        long estimatedFlushesAfter, long coalescedRuns, long coalescedNanos, Map<String, Long> rewrites,
+        Map<String, Long> fallbacks) {
+
+    public FlushlessReport {
+        rewrites = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(rewrites));
+        fallbacks = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(fallbacks));
+    }
+
+    @Override
+    public String toString() {
+        return "issued=" + statementsIssued + " sent=" + statementsSent + " roundTrips=" + roundTrips
+                + " flushes(est.)=" + estimatedFlushesBefore + "->" + estimatedFlushesAfter + " rewrites=" + rewrites
+                + " fallbacks=" + fallbacks;
+    }
+}

@@ -1,0 +1,89 @@
+package dev.flushless.jdbc.stats;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.FlushlessDriver;
+import dev.flushless.jdbc.metrics.FlushlessMetrics;
+import dev.flushless.jdbc.testing.PostgresExtension;
+import dev.flushless.jdbc.testing.TestDatabase;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The report per connection and driver-wide, the Micrometer meters, and Micrometer staying optional. */
+@ExtendWith(PostgresExtension.class)
+class ReportTest {
+
+    @Test
+    void connectionReportCountsStatementsRewritesAndFallbacks(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE reported (id int PRIMARY KEY, v text)");
+        long globalBefore = FlushlessDriver.report().statementsIssued();
+        try (Connection c = db.flushless("batch")) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            FlushlessStats stats = c.unwrap(FlushlessConnection.class).flushlessStats();
+            new FlushlessMetrics(stats, Tags.of("pool", "test")).bindTo(registry);
+            c.setAutoCommit(false);
+            PreparedStatement insert = c.prepareStatement("INSERT INTO reported VALUES (?, ?)");
+            for (int i = 0; i < 100; i++) {
+                insert.setInt(1, i);
+                insert.setString(2, "v");
+                insert.addBatch();
+            }
+            insert.executeBatch();
+            try (Statement s = c.createStatement()) {
+                s.executeQuery("SELECT 1").close();
+                s.executeUpdate("UPDATE reported SET v = 'w' WHERE id = 1");
+            }
+            PreparedStatement viaView = c.prepareStatement("INSERT INTO reported SELECT ?, 'x'");
+            for (int i = 100; i < 103; i++) {
+                viaView.setInt(1, i);
+                viaView.addBatch();
+            }
+            viaView.executeBatch();
+            c.commit();
+
+            FlushlessReport report = c.unwrap(FlushlessConnection.class).report();
+            assertEquals(100 + 1 + 1 + 3, report.statementsIssued(), report.toString());
+            assertEquals(1 + 2 + 1 + 1 + 3, report.statementsSent(), "1 coalesced + 2 guard savepoint statements + 2 + 3");
+            assertEquals(1 + 1 + 1 + 1, report.roundTrips(), report.toString());
+            assertEquals(100 + 1 + 3, report.estimatedFlushesBefore(), report.toString());
+            assertEquals(1 + 1 + 3, report.estimatedFlushesAfter(), report.toString());
+            assertEquals(Long.valueOf(100), report.rewrites().get("insert-values"));
+            assertEquals(Long.valueOf(3), report.fallbacks().get("INSERT ... SELECT"));
+            assertEquals(1, report.coalescedRuns());
+
+            assertEquals(105, registry.get("flushless.statements.issued").tag("pool", "test").functionCounter().count());
+            assertEquals(104, registry.get("flushless.flushes.estimated").tag("phase", "before").functionCounter().count());
+            assertEquals(100, registry.get("flushless.rewrites").tag("kind", "insert-values").functionCounter().count());
+            assertEquals(3, registry.get("flushless.fallbacks").tag("reason", "INSERT ... SELECT").functionCounter().count());
+            assertEquals(1, registry.get("flushless.flush").timer().count());
+        }
+        assertTrue(FlushlessDriver.report().statementsIssued() >= globalBefore + 105, "the driver-wide report adds it up");
+    }
+
+    @Test
+    void onlyTheMetricsPackageRefersToMicrometer() throws IOException {
+        Path classes = Path.of("target/classes/dev/flushless/jdbc");
+        try (Stream<Path> files = Files.walk(classes)) {
+            files.filter(p -> p.toString().endsWith(".class") && !p.toString().contains("/metrics/")).forEach(p -> {
+                try {
+                    String bytes = new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.ISO_8859_1);
+                    assertFalse(bytes.contains("io/micrometer"), p + " refers to Micrometer, which is optional at runtime");
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}
