@@ -131,8 +131,8 @@ final class SqlLexer {
      * literals, quoted identifiers, dollar quotes, comments and parentheses, by the same quoting rules as
      * {@link #tokenize}. Tolerant: an unterminated quote or comment extends to the end of the text (the
      * analysis then reports it), unbalanced parentheses never hide a later {@code ;} below depth 0.
-     * Each span is trimmed of surrounding whitespace and excludes its {@code ;}; spans holding only
-     * comments are dropped.
+     * Each span starts at its first token (a leading comment included) and ends after its last token
+     * that is not a comment, without its {@code ;}; spans holding only comments are dropped.
      */
     static List<int[]> statementSpans(String sql) {
         List<int[]> spans = new ArrayList<>();
@@ -140,6 +140,7 @@ final class SqlLexer {
         int start = 0;
         int depth = 0;
         boolean significant = false;
+        int lastEnd = 0;
         int i = 0;
         while (i < n) {
             char c = sql.charAt(i);
@@ -178,7 +179,7 @@ final class SqlLexer {
                         depth = Math.max(0, depth - 1);
                     } else if (c == ';' && depth == 0) {
                         if (significant) {
-                            spans.add(trimmed(sql, start, i));
+                            spans.add(trimmed(sql, start, lastEnd));
                         }
                         start = next;
                         significant = false;
@@ -191,11 +192,12 @@ final class SqlLexer {
             }
             if (!isComment && !Character.isWhitespace(c)) {
                 significant = true;
+                lastEnd = next;
             }
             i = next;
         }
         if (significant) {
-            spans.add(trimmed(sql, start, n));
+            spans.add(trimmed(sql, start, lastEnd));
         }
         return spans;
     }
