@@ -135,6 +135,11 @@ public final class Explain {
             err.println("explain: " + e.getMessage());
             err.println("explain --help lists the options");
             return 2;
+        } catch (NoClassDefFoundError e) {
+            err.println("explain: a dependency of the driver is not on the classpath (" + e.getMessage() + "); the jar"
+                    + " is not shaded, so 'java -jar' alone is not enough: use bin/flushless-explain, or see the"
+                    + " README's explain section");
+            return 1;
         } catch (RuntimeException | Error e) {
             err.println("explain: unexpected failure: " + e);
             e.printStackTrace(err);
