@@ -77,6 +77,25 @@ public final class SqlAnalyzer {
     }
 
     /**
+     * Splits a script into its statements at top-level {@code ;} (outside quotes, dollar quotes, comments and
+     * parentheses, by the lexer's rules), for tools such as {@code explain}; not used on the driver's paths.
+     * Each span is {@code [start, end)} in {@code script}, trimmed, without its {@code ;}; comment-only
+     * pieces are dropped. Never throws: an unterminated quote or comment extends to the end.
+     */
+    public static List<int[]> statementSpans(String script) {
+        return SqlLexer.statementSpans(script);
+    }
+
+    /** The statement texts of {@link #statementSpans(String)}. */
+    public static List<String> splitStatements(String script) {
+        List<String> out = new ArrayList<>();
+        for (int[] span : SqlLexer.statementSpans(script)) {
+            out.add(script.substring(span[0], span[1]));
+        }
+        return out;
+    }
+
+    /**
      * The statement kind from the leading keyword only: cheap enough for every statement on the hot path
      * (no parser), used to notice DDL and session changes that invalidate cached catalog facts.
      */
@@ -360,7 +379,8 @@ public final class SqlAnalyzer {
         if (b.failed()) {
             return;
         }
-        if (keys.stream().allMatch(key -> assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
+        if (!keys.isEmpty()
+                && keys.stream().allMatch(key -> assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
             b.fallback("SET changes every column the WHERE clause matches on");
             return;
         }

@@ -126,6 +126,92 @@ final class SqlLexer {
         return tokens;
     }
 
+    /**
+     * The spans {@code [start, end)} of the statements in a script, split at {@code ;} outside string
+     * literals, quoted identifiers, dollar quotes, comments and parentheses, by the same quoting rules as
+     * {@link #tokenize}. Tolerant: an unterminated quote or comment extends to the end of the text (the
+     * analysis then reports it), unbalanced parentheses never hide a later {@code ;} below depth 0.
+     * Each span starts at its first token (a leading comment included) and ends after its last token
+     * that is not a comment, without its {@code ;}; spans holding only comments are dropped.
+     */
+    static List<int[]> statementSpans(String sql) {
+        List<int[]> spans = new ArrayList<>();
+        int n = sql.length();
+        int start = 0;
+        int depth = 0;
+        boolean significant = false;
+        int lastEnd = 0;
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            int next;
+            boolean isComment = false;
+            try {
+                if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                    next = i;
+                    while (next < n && sql.charAt(next) != '\n' && sql.charAt(next) != '\r') {
+                        next++;
+                    }
+                    isComment = true;
+                } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                    next = endOfBlockComment(sql, i);
+                    isComment = true;
+                } else if (c == '\'') {
+                    next = endOfString(sql, i + 1, false);
+                } else if ((c == 'E' || c == 'e') && i + 1 < n && sql.charAt(i + 1) == '\'' && !continuesWord(sql, i)) {
+                    next = endOfString(sql, i + 2, true);
+                } else if (c == '"') {
+                    next = endOfQuotedIdentifier(sql, i + 1);
+                } else if (c == '$' && dollarTagEnd(sql, i) > 0 && !continuesWord(sql, i)) {
+                    int tagEnd = dollarTagEnd(sql, i);
+                    int close = sql.indexOf(sql.substring(i, tagEnd), tagEnd);
+                    next = close < 0 ? n : close + (tagEnd - i);
+                } else if (Character.isLetterOrDigit(c) || c == '_') {
+                    next = i;
+                    while (next < n && isWordPart(sql.charAt(next))) {
+                        next++;
+                    }
+                } else {
+                    next = i + 1;
+                    if (c == '(') {
+                        depth++;
+                    } else if (c == ')') {
+                        depth = Math.max(0, depth - 1);
+                    } else if (c == ';' && depth == 0) {
+                        if (significant) {
+                            spans.add(trimmed(sql, start, lastEnd));
+                        }
+                        start = next;
+                        significant = false;
+                        i = next;
+                        continue;
+                    }
+                }
+            } catch (LexException e) {
+                next = n; // unterminated: the rest of the text belongs to this statement
+            }
+            if (!isComment && !Character.isWhitespace(c)) {
+                significant = true;
+                lastEnd = next;
+            }
+            i = next;
+        }
+        if (significant) {
+            spans.add(trimmed(sql, start, lastEnd));
+        }
+        return spans;
+    }
+
+    private static int[] trimmed(String sql, int start, int end) {
+        while (start < end && Character.isWhitespace(sql.charAt(start))) {
+            start++;
+        }
+        while (end > start && Character.isWhitespace(sql.charAt(end - 1))) {
+            end--;
+        }
+        return new int[] {start, end};
+    }
+
     private static boolean isWordPart(char c) {
         return Character.isLetterOrDigit(c) || c == '_' || c == '$';
     }

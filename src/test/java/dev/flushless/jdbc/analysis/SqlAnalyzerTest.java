@@ -88,6 +88,7 @@ class SqlAnalyzerTest {
             {"UPDATE t SET id = ? WHERE id = ?", "every column"},
             {"UPDATE t SET a = ? FROM u WHERE t.id = u.id AND u.x = ?", "FROM"},
             {"UPDATE t SET a = ?", "without WHERE"},
+            {"UPDATE t SET n = n + 1 WHERE name = 'x'", "no column = ? conjunct"},
             {"DELETE FROM t WHERE id IN (?, ?)", "WHERE conjunct"},
             {"DELETE FROM t WHERE id = ? RETURNING *", "RETURNING"},
             {"INSERT INTO t VALUES (?); DELETE FROM t", "several statements"},
