@@ -68,6 +68,12 @@ class ReportTest {
             assertEquals(100, registry.get("flushless.rewrites").tag("kind", "insert-values").functionCounter().count());
             assertEquals(3, registry.get("flushless.fallbacks").tag("reason", "INSERT ... SELECT").functionCounter().count());
             assertEquals(1, registry.get("flushless.flush").timer().count());
+            // every counter equals the report's number
+            assertEquals(report.statementsSent(), registry.get("flushless.statements.sent").functionCounter().count());
+            assertEquals(report.roundTrips(), registry.get("flushless.round.trips").functionCounter().count());
+            assertEquals(report.estimatedFlushesAfter(),
+                    registry.get("flushless.flushes.estimated").tag("phase", "after").functionCounter().count());
+            assertEquals(report.coalescedRuns(), registry.get("flushless.flush").timer().count());
         }
         assertTrue(FlushlessDriver.report().statementsIssued() >= globalBefore + 105, "the driver-wide report adds it up");
     }

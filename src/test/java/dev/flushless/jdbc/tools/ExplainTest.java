@@ -87,6 +87,33 @@ class ExplainTest {
         assertTrue(r.out().contains("statements: 50 issued -> 50 sent"), r.out());
     }
 
+    /** The multi-statement article's three-table transaction: three INSERTs become one chained statement. */
+    @Test
+    void referenceArticleThreeTableTransactionBecomesOneStatement() {
+        Result r = run("insert into demo1(value) values ('Bonjour');\n"
+                + "insert into demo2(value) values ('Ciao');\n"
+                + "insert into demo3(value) values ('Grüezi');\n", "explain", "-");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("Statement batch of statements [1] to [3]: coalesced: statement-chain"), r.out());
+        assertTrue(r.out().contains("statements: 3 issued -> 1 sent"), r.out());
+        assertTrue(r.out().contains("flushless_s3 AS (insert into demo3(value) values ('Grüezi')"), r.out());
+    }
+
+    /**
+     * The write-buffering article's examples: the generate_series insert and its ON CONFLICT variant are
+     * INSERT ... SELECT (one statement already, run as sent); its row-by-row form as a batch is coalesced.
+     */
+    @Test
+    void referenceArticleOnConflictExamples() {
+        Result r = run("insert into demo (id,a,b,c) select generate_series(100000,200000),0,0,0 on conflict do nothing;\n"
+                + "insert into demo (id, a, b, c) values (?, ?, ?, ?) on conflict (id) do nothing;\n", "explain", "--rows",
+                "3000", "-");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("not coalesced, runs as sent: INSERT ... SELECT"), r.out());
+        assertTrue(r.out().contains("coalesced: upsert-do-nothing"), r.out());
+        assertTrue(r.out().contains("statements: 3000 issued -> 1 sent"), r.out());
+    }
+
     @Test
     void statementBatchIsGroupedIntoChains() {
         Result r = run("INSERT INTO log (msg) VALUES ('one');\n"
