@@ -164,8 +164,7 @@ public final class SqlAnalyzer {
         }
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
-        if (kind != StatementDescription.Kind.INSERT && kind != StatementDescription.Kind.UPDATE
-                && kind != StatementDescription.Kind.DELETE) {
+        if (!kind.isWrite()) {
             return b.fallback("not an INSERT, UPDATE or DELETE").build();
         }
         Statement statement;

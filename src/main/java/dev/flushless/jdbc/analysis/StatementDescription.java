@@ -13,7 +13,14 @@ import java.util.List;
 public final class StatementDescription {
 
     /** The kind of statement, by its leading keyword and parse tree. */
-    public enum Kind { INSERT, UPDATE, DELETE, SELECT, DDL, SESSION, OTHER }
+    public enum Kind {
+        INSERT, UPDATE, DELETE, SELECT, DDL, SESSION, OTHER;
+
+        /** True for INSERT, UPDATE and DELETE. */
+        public boolean isWrite() {
+            return this == INSERT || this == UPDATE || this == DELETE;
+        }
+    }
 
     /**
      * An assignment of an UPDATE: {@code column = ?}, {@code column = <expression without parameters>}, or

@@ -356,6 +356,15 @@ public final class BatchExecutor {
         return narrow;
     }
 
+    /** {@code executeBatch()} counts as {@code executeLargeBatch()} gives them (lossless; {@link #narrow} undoes it). */
+    public static long[] widen(int[] counts) {
+        long[] wide = new long[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            wide[i] = counts[i];
+        }
+        return wide;
+    }
+
     /** Releases the guard savepoint after a successful re-run of an undone batch. */
     public static void releaseGuard(Connection connection) throws SQLException {
         try (Statement release = connection.createStatement()) {

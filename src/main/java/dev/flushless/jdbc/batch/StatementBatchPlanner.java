@@ -40,8 +40,7 @@ public final class StatementBatchPlanner {
                 return BatchPlan.fallback("statement batch holds a text that is not exactly one statement");
             }
             StatementDescription.Kind kind = member.kind();
-            if (kind != StatementDescription.Kind.INSERT && kind != StatementDescription.Kind.UPDATE
-                    && kind != StatementDescription.Kind.DELETE) {
+            if (!kind.isWrite()) {
                 return BatchPlan.fallback("statement batch holds a statement other than INSERT, UPDATE or DELETE");
             }
         }

@@ -199,8 +199,7 @@ public final class Explain {
     private record Item(int number, int line, StatementDescription description) {
         boolean isWrite() {
             StatementDescription.Kind kind = description.kind();
-            return kind == StatementDescription.Kind.INSERT || kind == StatementDescription.Kind.UPDATE
-                    || kind == StatementDescription.Kind.DELETE;
+            return kind.isWrite();
         }
 
         boolean parameterless() {

@@ -75,6 +75,18 @@ public class WrappedConnection implements FlushlessConnection {
         }
     }
 
+    /**
+     * Called before the application runs {@code sql} through a plain Statement: one scan of its leading
+     * keyword both counts it and, after DDL or a session change, drops the cached catalog facts.
+     */
+    void executing(String sql) {
+        StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
+        if (invalidatesCatalog(kind)) {
+            catalog.clear();
+        }
+        stats.executed(kind.isWrite());
+    }
+
     /** A JDBC call that may throw SQLException. */
     @FunctionalInterface
     interface SqlCall<T> {

@@ -54,14 +54,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         this.recorder = isBatchCandidate() ? new BatchRecorder() : null;
     }
 
-    private boolean isWrite() {
-        return leadingKind == StatementDescription.Kind.INSERT || leadingKind == StatementDescription.Kind.UPDATE
-                || leadingKind == StatementDescription.Kind.DELETE;
-    }
-
     private boolean isBatchCandidate() {
-        return connection.coalescing() && (leadingKind == StatementDescription.Kind.INSERT
-                || leadingKind == StatementDescription.Kind.UPDATE || leadingKind == StatementDescription.Kind.DELETE);
+        return connection.coalescing() && leadingKind.isWrite();
     }
 
     /** Before every execution: forget the last coalesced keys and drop catalog facts after DDL. */
@@ -78,28 +72,28 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public ResultSet executeQuery() throws SQLException {
         beforeExecution();
-        connection.stats.executed(isWrite());
+        connection.stats.executed(leadingKind.isWrite());
         return wrap(prepared.executeQuery());
     }
 
     @Override
     public int executeUpdate() throws SQLException {
         beforeExecution();
-        connection.stats.executed(isWrite());
+        connection.stats.executed(leadingKind.isWrite());
         return prepared.executeUpdate();
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
         beforeExecution();
-        connection.stats.executed(isWrite());
+        connection.stats.executed(leadingKind.isWrite());
         return prepared.executeLargeUpdate();
     }
 
     @Override
     public boolean execute() throws SQLException {
         beforeExecution();
-        connection.stats.executed(isWrite());
+        connection.stats.executed(leadingKind.isWrite());
         return prepared.execute();
     }
 
@@ -139,17 +133,12 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
 
     @Override
     public int[] executeBatch() throws SQLException {
-        long[] counts = runBatch(false);
-        if (counts == null) {
-            return lastPgjdbcCounts;
-        }
-        return BatchExecutor.narrow(counts);
+        return BatchExecutor.narrow(runBatch(false));
     }
 
     @Override
     public long[] executeLargeBatch() throws SQLException {
-        long[] counts = runBatch(true);
-        return counts != null ? counts : lastPgjdbcLargeCounts;
+        return runBatch(true);
     }
 
     @Override
@@ -169,28 +158,23 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     /** Fallback reason of a batch of one row. */
     static final String SINGLE_ROW = "batch of one row: nothing to coalesce";
 
-    private int[] lastPgjdbcCounts;
-    private long[] lastPgjdbcLargeCounts;
-
     /**
-     * Runs the batch. Returns the counts of a coalesced run, or {@code null} after pgjdbc ran the batch
-     * itself (its counts then in {@link #lastPgjdbcCounts} / {@link #lastPgjdbcLargeCounts}).
+     * Runs the batch, coalesced or (replayed into pgjdbc's own batch) as sent, and returns its counts;
+     * {@code large} chooses pgjdbc's {@code executeLargeBatch} for the latter.
      */
     private long[] runBatch(boolean large) throws SQLException {
         beforeExecution();
         try {
             if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
                 connection.stats.fallback(stoppedReason, passedThroughRows);
-                runInPgjdbc(large);
-                return null;
+                return runInPgjdbc(large);
             }
             List<Bind[]> rows = recorder.takeRows();
             if (rows.size() == 1) {
                 // Nothing to coalesce: pgjdbc's own single execution is already one statement.
                 connection.stats.fallback(SINGLE_ROW, 1);
                 replayIntoPgjdbc(rows);
-                runInPgjdbc(large);
-                return null;
+                return runInPgjdbc(large);
             }
             StatementDescription description = connection.analyzer.describe(sql);
             SessionFacts session = SessionFacts.of(connection.delegate);
@@ -206,8 +190,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             }
             if (plan == null || plan.isFallback()) {
                 replayIntoPgjdbc(rows);
-                runInPgjdbc(large);
-                return null;
+                return runInPgjdbc(large);
             }
             try {
                 long start = System.nanoTime();
@@ -221,8 +204,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             } catch (BatchExecutor.Undone undone) {
                 return connection.runAsSentAfterUndo(undone, rows.size(), () -> {
                     replayIntoPgjdbc(rows);
-                    runInPgjdbc(large);
-                    return null;
+                    return runInPgjdbc(large);
                 });
             }
         } finally {
@@ -243,12 +225,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 connection.flushlessConfig().maxRowsPerStatement(), connection.flushlessConfig().trustTriggers(), session));
     }
 
-    private void runInPgjdbc(boolean large) throws SQLException {
-        if (large) {
-            lastPgjdbcLargeCounts = prepared.executeLargeBatch();
-        } else {
-            lastPgjdbcCounts = prepared.executeBatch();
-        }
+    private long[] runInPgjdbc(boolean large) throws SQLException {
+        return large ? prepared.executeLargeBatch() : BatchExecutor.widen(prepared.executeBatch());
     }
 
     /**
