@@ -67,6 +67,21 @@ class FlushlessDriverTest {
     }
 
     @Test
+    void wholeNumberSettingsAreValidatedWithTheirRange(TestDatabase db) {
+        for (String value : new String[] {"0", "70000", "many"}) {
+            SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+                    db.flushlessUrl("flushless.maxRowsPerStatement=" + value), db.credentials()));
+            assertEquals("22023", e.getSQLState());
+            assertTrue(e.getMessage().contains("flushless.maxRowsPerStatement"), e.getMessage());
+            assertTrue(e.getMessage().contains("'" + value + "'"), e.getMessage());
+            assertTrue(e.getMessage().contains("whole numbers from 1 to 65535"), e.getMessage());
+        }
+        SQLException bool = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+                db.flushlessUrl("flushless.trustTriggers=yes"), db.credentials()));
+        assertTrue(bool.getMessage().contains("true, false"), bool.getMessage());
+    }
+
+    @Test
     void unknownFlushlessKeyIsAnErrorNamingIt(TestDatabase db) {
         Properties properties = db.credentials();
         properties.setProperty("flushless.mdoe", "off");

@@ -114,6 +114,28 @@ class BatchStatementCountTest {
     }
 
     @Test
+    void thousandRowUpsertBatchRunsOneStatement(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE counted_upsert (sku text PRIMARY KEY, qty int NOT NULL)",
+                "INSERT INTO counted_upsert SELECT 'sku' || g, 1 FROM generate_series(1, 100) g");
+        try (Connection c = db.flushless("batch")) {
+            PreparedStatement ps = c.prepareStatement("INSERT INTO counted_upsert (sku, qty) VALUES (?, ?)"
+                    + " ON CONFLICT (sku) DO UPDATE SET qty = counted_upsert.qty + EXCLUDED.qty");
+            db.resetStatementCounts();
+            for (int i = 1; i <= 1000; i++) {
+                ps.setString(1, "sku" + i);
+                ps.setInt(2, 5);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            assertTrue(Arrays.stream(counts).allMatch(n -> n == 1));
+            assertEquals(1, db.statementCount("%INSERT INTO counted_upsert%"));
+        }
+        assertEquals(java.util.List.of(java.util.List.of("1000", "5100")),
+                db.rows("SELECT count(*), sum(qty) FROM counted_upsert"));
+    }
+
+    @Test
     void deleteBatchWithRepeatedKeysRunsOneStatementPerRepetition(TestDatabase db) throws Exception {
         db.assumeStatementStats();
         db.execute("CREATE TABLE counted_delete (id int PRIMARY KEY)",
