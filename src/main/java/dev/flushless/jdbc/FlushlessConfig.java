@@ -33,12 +33,17 @@ public final class FlushlessConfig {
     private final int maxRowsPerStatement;
     private final boolean trustTriggers;
     private final int parseCacheSize;
+    private final int maxBufferedRows;
+    private final int maxBufferedBytes;
 
-    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize) {
+    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize,
+            int maxBufferedRows, int maxBufferedBytes) {
         this.mode = mode;
         this.maxRowsPerStatement = maxRowsPerStatement;
         this.trustTriggers = trustTriggers;
         this.parseCacheSize = parseCacheSize;
+        this.maxBufferedRows = maxBufferedRows;
+        this.maxBufferedBytes = maxBufferedBytes;
     }
 
     /** The configuration used when no {@code flushless.*} setting is given. */
@@ -55,7 +60,8 @@ public final class FlushlessConfig {
         FlushlessProperty.rejectUnknownKeys(settings);
         Mode mode = Mode.valueOf(FlushlessProperty.MODE.get(settings).toUpperCase(java.util.Locale.ROOT));
         return new FlushlessConfig(mode, FlushlessProperty.MAX_ROWS_PER_STATEMENT.getInt(settings),
-                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings));
+                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings),
+                FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings));
     }
 
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
@@ -71,6 +77,16 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#PARSE_CACHE_SIZE}. */
     public int parseCacheSize() {
         return parseCacheSize;
+    }
+
+    /** See {@link FlushlessProperty#MAX_BUFFERED_ROWS}. */
+    public int maxBufferedRows() {
+        return maxBufferedRows;
+    }
+
+    /** See {@link FlushlessProperty#MAX_BUFFERED_BYTES}. */
+    public int maxBufferedBytes() {
+        return maxBufferedBytes;
     }
 
     /** The configured {@link Mode}. */

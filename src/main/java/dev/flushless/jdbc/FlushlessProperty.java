@@ -42,7 +42,18 @@ public enum FlushlessProperty {
 
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
-            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection)");
+            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection)"),
+
+    /**
+     * {@code mode=transaction}: most INSERT rows a transaction keeps buffered; reaching it sends the buffer
+     * (one round trip) and buffering starts again. Bounds the driver's memory per connection.
+     */
+    MAX_BUFFERED_ROWS("flushless.maxBufferedRows", "10000", 1, 10_000_000,
+            "mode=transaction: most INSERT rows a transaction keeps buffered before sending them"),
+
+    /** {@code mode=transaction}: most bytes of bound values (estimated) a transaction keeps buffered. */
+    MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", "16777216", 1024, Integer.MAX_VALUE,
+            "mode=transaction: most bytes of bound values (estimated) a transaction keeps buffered before sending them");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";

@@ -165,6 +165,9 @@ public final class SqlAnalyzer {
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
         if (!kind.isWrite()) {
+            if (kind == StatementDescription.Kind.SELECT) {
+                b.tablesRead(ReadAnalysis.tablesRead(sql, tokens));
+            }
             return b.fallback("not an INSERT, UPDATE or DELETE").build();
         }
         Statement statement;

@@ -67,6 +67,7 @@ public final class StatementDescription {
     private final int rowParameterCount;
     private final int valuesStart;
     private final List<String> parameterColumns;
+    private final List<String> tablesRead;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -92,6 +93,7 @@ public final class StatementDescription {
         this.valuesStart = b.valuesStart;
         this.parameterColumns = b.parameterColumns == null ? null : java.util.Collections.unmodifiableList(
                 new java.util.ArrayList<>(b.parameterColumns));
+        this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.chainReason = b.chainSet ? b.chainReason
                 : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
     }
@@ -103,6 +105,16 @@ public final class StatementDescription {
      */
     public String chainReason() {
         return chainReason;
+    }
+
+    /**
+     * For a query: the tables (and views) it reads, as written, when the analysis is sure that it reads
+     * nothing else and changes nothing: one SELECT without data-modifying parts, locking clauses or
+     * {@code INTO}, calling only functions that read no table. {@code null} otherwise (and for every other
+     * kind of statement): the statement must be assumed to read and write anything.
+     */
+    public List<String> tablesRead() {
+        return tablesRead;
     }
 
     /** INSERT: what happens on a unique conflict. */
@@ -257,6 +269,7 @@ public final class StatementDescription {
         private int rowParameterCount = -1;
         private int valuesStart = -1;
         private List<String> parameterColumns;
+        private List<String> tablesRead;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -341,6 +354,11 @@ public final class StatementDescription {
 
         Builder rowParameterCount(int count) {
             this.rowParameterCount = count;
+            return this;
+        }
+
+        Builder tablesRead(List<String> tables) {
+            this.tablesRead = tables;
             return this;
         }
 

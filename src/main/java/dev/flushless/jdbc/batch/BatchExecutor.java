@@ -60,7 +60,22 @@ public final class BatchExecutor {
      */
     public static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow,
             int queryTimeoutSeconds) throws SQLException, Undone {
-        return run(connection, plan, rows, rows.size(), parametersPerRow, queryTimeoutSeconds);
+        return run(connection, plan, rows, rows.size(), parametersPerRow, queryTimeoutSeconds, false);
+    }
+
+    /**
+     * Runs {@code plan} (steps that bind all their own parameters) and then, in the same round trip, commits the
+     * open transaction of {@code connection} (autocommit off): a transaction's buffered writes and its COMMIT.
+     * The plan is guarded by a savepoint released before the COMMIT, so a failing step leaves the transaction
+     * open and undone to the savepoint ({@link Undone}); a failing COMMIT (deferred constraint, serialization
+     * failure) has ended the transaction, as a failing {@code commit()} would, and is thrown as it is.
+     */
+    public static Outcome runThenCommit(Connection connection, BatchPlan plan, int queryTimeoutSeconds)
+            throws SQLException, Undone {
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("runThenCommit needs an open transaction");
+        }
+        return run(connection, plan, List.of(), 0, 0, queryTimeoutSeconds, true);
     }
 
     /**
@@ -69,11 +84,11 @@ public final class BatchExecutor {
      */
     public static Outcome runStatements(Connection connection, BatchPlan plan, int members, int queryTimeoutSeconds)
             throws SQLException, Undone {
-        return run(connection, plan, null, members, 0, queryTimeoutSeconds);
+        return run(connection, plan, null, members, 0, queryTimeoutSeconds, false);
     }
 
     private static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int entries,
-            int parametersPerRow, int queryTimeoutSeconds) throws SQLException, Undone {
+            int parametersPerRow, int queryTimeoutSeconds, boolean commitAfter) throws SQLException, Undone {
         List<List<Step>> executions = packByParameters(plan.statements(), parametersPerRow);
         boolean autocommit = connection.getAutoCommit();
         boolean envelope = autocommit && executions.size() > 1;
@@ -88,7 +103,9 @@ public final class BatchExecutor {
         try {
             for (int e = 0; e < executions.size(); e++) {
                 String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : "";
-                String suffix = guarded && e == executions.size() - 1 ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "";
+                boolean last = e == executions.size() - 1;
+                String suffix = (guarded && last ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "")
+                        + (commitAfter && last ? ";\nCOMMIT" : "");
                 countMismatch |= !execute(connection, executions.get(e), rows, parametersPerRow, prefix, suffix,
                         counts, returned, owners, queryTimeoutSeconds);
             }
@@ -123,7 +140,7 @@ public final class BatchExecutor {
             }
             owners.clear();
         }
-        int sent = plan.statements().size() + (guarded ? 2 : 0) + (envelope ? 2 : 0);
+        int sent = plan.statements().size() + (guarded ? 2 : 0) + (envelope ? 2 : 0) + (commitAfter ? 1 : 0);
         return new Outcome(counts, returned, owners, sent, executions.size() + (envelope ? 1 : 0));
     }
 

@@ -122,6 +122,58 @@ public final class BatchPlanner {
         return new BatchPlan("insert-values", steps, null);
     }
 
+    /** One INSERT of a chain: its text (no RETURNING), its parameters in text order, and how many rows it inserts. */
+    public record InsertMember(String sql, List<Bind> parameters, int rows) {
+    }
+
+    /**
+     * A plain {@code INSERT ... VALUES (tuple)} executed with {@code rows} as chain members of at most
+     * {@code maxRows} rows each: the application's own text for one row; for more, the unnest form when every
+     * parameter's type is known (one SQL text for any row count), else the tuple repeated within the
+     * bind-parameter limit. Pure: no I/O.
+     */
+    public static List<InsertMember> insertMembers(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            SessionFacts session, int maxRows) {
+        int perRow = insert.parameterCount();
+        List<InsertMember> members = new ArrayList<>();
+        if (rows.size() == 1) {
+            members.add(new InsertMember(insert.sql().substring(0, insert.textEnd()),
+                    Arrays.asList(rows.get(0)).subList(0, perRow), 1));
+            return members;
+        }
+        String[] casts = session.standardConformingStrings() ? insertCasts(insert, rows, table, session) : null;
+        if (casts != null) {
+            boolean[] nativeArrays = nativeArrays(rows, casts);
+            String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, null);
+            for (int start = 0; start < rows.size(); start += maxRows) {
+                int size = Math.min(maxRows, rows.size() - start);
+                Object[][] arrays = encodeArrays(rows, range(start, size), casts, nativeArrays);
+                if (arrays == null) {
+                    members.clear();
+                    break;
+                }
+                List<Bind> parameters = new ArrayList<>(arrays.length);
+                for (Object[] array : arrays) {
+                    parameters.add(Bind.ofEncodedArray(array));
+                }
+                members.add(new InsertMember(sql, parameters, size));
+            }
+            if (!members.isEmpty()) {
+                return members;
+            }
+        }
+        int chunkRows = Math.max(1, Math.min(maxRows, MAX_BIND_PARAMETERS / Math.max(1, perRow)));
+        for (int start = 0; start < rows.size(); start += chunkRows) {
+            int size = Math.min(chunkRows, rows.size() - start);
+            List<Bind> parameters = new ArrayList<>(size * perRow);
+            for (int r = start; r < start + size; r++) {
+                parameters.addAll(Arrays.asList(rows.get(r)).subList(0, perRow));
+            }
+            members.add(new InsertMember(Rewriter.insertValues(insert, size, null), parameters, size));
+        }
+        return members;
+    }
+
     /**
      * The array casts of an INSERT whose tuple is all parameters (the type each parameter gets from its
      * column, as {@link #decideCast} decides it), or {@code null} when the VALUES form must be used.

@@ -132,6 +132,14 @@ public final class Bind {
         return kept == UNKEEPABLE ? null : new Bind(Setter.OBJECT_SQLTYPE_SCALE, kept, targetSqlType, scaleOrLength);
     }
 
+    /**
+     * An array the driver built itself (a coalesced column sent as {@code text[]} or an integer array): bound
+     * with {@code setObject}, never kept for a replay.
+     */
+    public static Bind ofEncodedArray(Object[] x) {
+        return new Bind(Setter.OBJECT, x, null, 0);
+    }
+
     public static Bind ofArray(java.sql.Array x) {
         return new Bind(Setter.ARRAY, x, null, 0);
     }
@@ -168,6 +176,20 @@ public final class Bind {
             case URL -> statement.setURL(index, (java.net.URL) value);
             default -> throw new IllegalStateException(setter.name());
         }
+    }
+
+    /** Rough size of the bound value in memory, for buffer bounds. */
+    public long estimatedBytes() {
+        if (value instanceof String text) {
+            return 40L + 2L * text.length();
+        }
+        if (value instanceof byte[] bytes) {
+            return 24L + bytes.length;
+        }
+        if (value instanceof Object[] array) {
+            return 24L + 16L * array.length;
+        }
+        return 24;
     }
 
     /** A value equal for two binds exactly when they call the same setter with equal arguments. */

@@ -31,7 +31,30 @@ public final class TableCatalog {
      * table.
      */
     public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
-            Map<String, ColumnInfo> columns) {
+            Map<String, ColumnInfo> columns, long[] family) {
+
+        /** A table known only by its columns (the explain tool's offline catalog). */
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
+            this(oid, kindProblem, userCode, cascades, columns, new long[] {oid});
+        }
+
+        /**
+         * True when reading one of the tables may see rows written into the other: PostgreSQL's reads of a
+         * parent table include its inheritance children and partitions, and an INSERT into a partitioned
+         * table lands in a partition, so two tables overlap when their families (the table and every
+         * descendant) share a member.
+         */
+        public boolean overlaps(TableInfo other) {
+            for (long a : family) {
+                for (long b : other.family) {
+                    if (a == b) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
         public ColumnInfo column(String name) {
             return columns.get(name);
         }
@@ -55,7 +78,8 @@ public final class TableCatalog {
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
             + "          AND pc.relrowsecurity),"
             + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
-            + "  coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true)"
+            + "  coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true),"
+            + "  (SELECT array_agg(relid::bigint) FROM tree)"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
@@ -91,6 +115,7 @@ public final class TableCatalog {
         String userCode = null;
         long oid = 0;
         boolean cascades = false;
+        long[] family = new long[0];
         try (PreparedStatement ps = connection.prepareStatement(LOOKUP)) {
             ps.setString(1, table);
             try (ResultSet rs = ps.executeQuery()) {
@@ -104,6 +129,14 @@ public final class TableCatalog {
                                 : "target is not a plain table (relkind " + relkind + ")";
                         userCode = rs.getBoolean(4) ? "table has user triggers" : rs.getBoolean(5) ? "table has rules"
                                 : rs.getBoolean(6) ? "table has row-level security" : null;
+                        java.sql.Array members = rs.getArray(11);
+                        if (members != null) {
+                            Object[] oids = (Object[]) members.getArray();
+                            family = new long[oids.length];
+                            for (int i = 0; i < oids.length; i++) {
+                                family[i] = ((Number) oids[i]).longValue();
+                            }
+                        }
                         first = false;
                     }
                     String name = rs.getString(7);
@@ -113,6 +146,6 @@ public final class TableCatalog {
                 }
             }
         }
-        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns));
+        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family);
     }
 }

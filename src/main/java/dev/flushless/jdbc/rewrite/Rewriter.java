@@ -66,6 +66,34 @@ public final class Rewriter {
                 + " ELSE CAST('flushless: rows inserted by a coalesced INSERT: ' || count(*) AS bigint) END FROM flushless_ins";
     }
 
+    /** Text in the error a count check raises, by which the driver recognises it. */
+    public static final String COUNT_CHECK_MARKER = "flushless: rows inserted by";
+
+    /**
+     * Several INSERTs (each a complete {@code INSERT ... VALUES/SELECT} text without RETURNING) as one statement:
+     * {@code WITH flushless_s1 AS (i1 RETURNING 1), ... SELECT ...} that fails inside the statement unless member
+     * {@code k} inserted exactly the number of rows bound to the k-th trailing bigint parameter. All members of
+     * one statement must write different tables: PostgreSQL runs a statement's parts on one snapshot in an
+     * unspecified order, so only independent writes may share it (ids drawn from one table's sequence keep
+     * their order because a table appears at most once per statement).
+     */
+    public static String insertChain(java.util.List<String> members) {
+        StringBuilder out = new StringBuilder("WITH ");
+        for (int i = 0; i < members.size(); i++) {
+            out.append(i > 0 ? ",\n" : "").append("flushless_s").append(i + 1).append(" AS (").append(members.get(i))
+                    .append("\nRETURNING 1)");
+        }
+        StringBuilder check = new StringBuilder();
+        StringBuilder counts = new StringBuilder();
+        for (int i = 0; i < members.size(); i++) {
+            String count = "(SELECT count(*) FROM flushless_s" + (i + 1) + ")";
+            check.append(i > 0 ? " AND " : "").append(count).append(" = CAST(? AS bigint)");
+            counts.append(i > 0 ? ", " : "").append(count);
+        }
+        return out.append("\nSELECT CASE WHEN ").append(check).append(" THEN 0 ELSE CAST('").append(COUNT_CHECK_MARKER)
+                .append(" buffered INSERTs: ' || concat_ws(', ', ").append(counts).append(") AS bigint) END").toString();
+    }
+
     /**
      * The batch's rows as a table: one {@code text[]} parameter per statement parameter, each cast to the
      * type the original statement gives that parameter, unnested side by side with their 1-based ordinal.

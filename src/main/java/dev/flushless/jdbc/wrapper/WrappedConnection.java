@@ -27,12 +27,15 @@ public class WrappedConnection implements FlushlessConnection {
     final FlushlessStats stats = FlushlessStats.forConnection();
     final TableCatalog catalog = new TableCatalog();
     final SqlAnalyzer analyzer;
+    /** {@code mode=transaction}'s write buffer and flush points (inactive in the other modes). */
+    final TransactionBuffering transactions;
     private WrappedDatabaseMetaData metaData;
 
     public WrappedConnection(Connection delegate, FlushlessConfig config) {
         this.delegate = delegate;
         this.config = config;
         this.analyzer = analyzer(config);
+        this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
     }
 
     /** The driver-wide analysis cache, sized by the first connection's {@code flushless.parseCacheSize}. */
@@ -212,14 +215,36 @@ public class WrappedConnection implements FlushlessConnection {
         return metaData;
     }
 
+    /**
+     * Closes the connection. In {@code mode=transaction} the buffered writes of an open transaction are sent
+     * first (the server then rolls the uncommitted transaction back, as it would under bare pgjdbc); a failure
+     * of that send is not reported, since nothing of the transaction could be kept anyway.
+     */
     @Override
     public void close() throws SQLException {
-        delegate.close();
+        try {
+            if (!delegate.isClosed()) {
+                transactions.beforeConnectionCall("close()", false);
+            }
+        } catch (SQLException ignored) {
+            // the transaction is discarded by closing; bare pgjdbc's close() would not report its errors either
+        } finally {
+            delegate.close();
+        }
     }
 
+    /**
+     * Returns this wrapper for Flushless and JDBC interfaces it implements; anything else comes from pgjdbc.
+     * Code holding the pgjdbc connection bypasses Flushless, so in {@code mode=transaction} the buffered writes
+     * are sent and the server transaction opened first (CopyManager then sees, and joins, the transaction).
+     */
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        transactions.beforeConnectionCall("unwrap(" + iface.getSimpleName() + ")", true);
+        return delegate.unwrap(iface);
     }
 
     @Override
@@ -241,22 +266,22 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
-        delegate.setAutoCommit(autoCommit);
+        transactions.setAutoCommit(autoCommit);
     }
 
     @Override
     public boolean getAutoCommit() throws SQLException {
-        return delegate.getAutoCommit();
+        return transactions.getAutoCommit();
     }
 
     @Override
     public void commit() throws SQLException {
-        delegate.commit();
+        transactions.commit();
     }
 
     @Override
     public void rollback() throws SQLException {
-        delegate.rollback();
+        transactions.rollback();
     }
 
     @Override
@@ -266,6 +291,7 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void setReadOnly(boolean readOnly) throws SQLException {
+        transactions.beforeConnectionCall("setReadOnly()", false);
         delegate.setReadOnly(readOnly);
     }
 
@@ -276,6 +302,7 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void setCatalog(String catalog) throws SQLException {
+        transactions.beforeConnectionCall("setCatalog()", false);
         delegate.setCatalog(catalog);
     }
 
@@ -286,6 +313,7 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void setTransactionIsolation(int level) throws SQLException {
+        transactions.beforeConnectionCall("setTransactionIsolation()", false);
         delegate.setTransactionIsolation(level);
     }
 
@@ -326,21 +354,25 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public Savepoint setSavepoint() throws SQLException {
+        transactions.beforeConnectionCall("setSavepoint()", true);
         return delegate.setSavepoint();
     }
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
+        transactions.beforeConnectionCall("setSavepoint()", true);
         return delegate.setSavepoint(name);
     }
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
+        transactions.beforeConnectionCall("rollback(Savepoint)", true);
         delegate.rollback(savepoint);
     }
 
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        transactions.beforeConnectionCall("releaseSavepoint()", true);
         delegate.releaseSavepoint(savepoint);
     }
 
@@ -401,6 +433,7 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void setSchema(String schema) throws SQLException {
+        transactions.beforeConnectionCall("setSchema()", true);
         delegate.setSchema(schema);
     }
 
@@ -411,6 +444,7 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public void abort(Executor executor) throws SQLException {
+        transactions.discard();
         delegate.abort(executor);
     }
 

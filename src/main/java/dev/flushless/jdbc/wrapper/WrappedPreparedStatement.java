@@ -58,8 +58,26 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         return connection.coalescing() && leadingKind.isWrite();
     }
 
-    /** Before every execution: forget the last coalesced keys and drop catalog facts after DDL. */
+    /**
+     * {@code mode=transaction}: buffers this single execution of a plain INSERT inside an explicit transaction
+     * when its count (1) is known in advance; true when buffered.
+     */
+    private boolean buffered() throws SQLException {
+        if (recorder == null || leadingKind != StatementDescription.Kind.INSERT || keyColumns != null
+                || !connection.transactions.active() || prepared.isClosed()) {
+            return false;
+        }
+        Bind[] row = recorder.current().clone();
+        if (!connection.transactions.tryBuffer(connection.analyzer.describe(sql), List.<Bind[]>of(row), false, false)) {
+            return false;
+        }
+        acknowledged = 1;
+        return true;
+    }
+
+    /** Before every execution: forget the last coalesced keys and a buffered result, drop catalog facts after DDL. */
     private void beforeExecution() throws SQLException {
+        acknowledged = NOT_BUFFERED;
         if (coalescedKeys != null) {
             coalescedKeys.close();
             coalescedKeys = null;
@@ -72,6 +90,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public ResultSet executeQuery() throws SQLException {
         beforeExecution();
+        connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return wrap(prepared.executeQuery());
     }
@@ -79,6 +98,10 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public int executeUpdate() throws SQLException {
         beforeExecution();
+        if (buffered()) {
+            return 1;
+        }
+        connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return prepared.executeUpdate();
     }
@@ -86,6 +109,10 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public long executeLargeUpdate() throws SQLException {
         beforeExecution();
+        if (buffered()) {
+            return 1;
+        }
+        connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return prepared.executeLargeUpdate();
     }
@@ -93,6 +120,10 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public boolean execute() throws SQLException {
         beforeExecution();
+        if (buffered()) {
+            return false;
+        }
+        connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return prepared.execute();
     }
@@ -166,11 +197,21 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         beforeExecution();
         try {
             if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
+                if (passedThroughRows > 0 && !prepared.isClosed()) {
+                    connection.transactions.beforeServerStatement(sql);
+                }
                 connection.stats.fallback(stoppedReason, passedThroughRows);
                 return runInPgjdbc(large);
             }
             List<Bind[]> rows = recorder.takeRows();
+            if (leadingKind == StatementDescription.Kind.INSERT && keyColumns == null && connection.transactions.active()
+                    && connection.transactions.tryBuffer(connection.analyzer.describe(sql), rows, false, true)) {
+                long[] counts = new long[rows.size()];
+                java.util.Arrays.fill(counts, 1);
+                return counts;
+            }
             if (rows.size() == 1) {
+                connection.transactions.beforeServerStatement(sql);
                 // Nothing to coalesce: pgjdbc's own single execution is already one statement.
                 connection.stats.fallback(SINGLE_ROW, 1);
                 replayIntoPgjdbc(rows);
@@ -189,19 +230,29 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 }
             }
             if (plan == null || plan.isFallback()) {
+                connection.transactions.beforeServerStatement(sql);
                 replayIntoPgjdbc(rows);
                 return runInPgjdbc(large);
             }
+            // mode=transaction: buffered writes ride ahead of the batch, in its round trip
+            TransactionBuffering.Ride ride = connection.transactions.takeRide();
             try {
                 long start = System.nanoTime();
-                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, plan, rows, description.parameterCount(),
+                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate,
+                        ride == null ? plan : ride.prepend(plan), rows, description.parameterCount(),
                         prepared.getQueryTimeout());
+                if (ride != null) {
+                    connection.transactions.rideSent(ride);
+                }
                 connection.coalesced(plan, rows.size(), outcome, System.nanoTime() - start, sql);
                 if (!outcome.returned().isEmpty()) {
                     coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owners(), this);
                 }
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
+                if (ride != null) {
+                    connection.transactions.rideUndone(ride, undone);
+                }
                 return connection.runAsSentAfterUndo(undone, rows.size(), () -> {
                     replayIntoPgjdbc(rows);
                     return runInPgjdbc(large);

@@ -38,6 +38,43 @@ public class WrappedStatement implements Statement {
         return lastResultSet;
     }
 
+    /** {@link #acknowledged} when the last execution ran on pgjdbc (its results come from the delegate). */
+    static final long NOT_BUFFERED = Long.MIN_VALUE;
+
+    /**
+     * The update count of the last execution when {@code mode=transaction} buffered it (its result is known
+     * without the server: one row), -1 once the application moved past it with {@code getMoreResults()}, or
+     * {@link #NOT_BUFFERED}.
+     */
+    long acknowledged = NOT_BUFFERED;
+
+    /**
+     * Before the application's SQL runs on pgjdbc: forgets a buffered result, lets {@code mode=transaction}
+     * send what must precede the statement, and counts it.
+     */
+    final void executing(String sql) throws SQLException {
+        acknowledged = NOT_BUFFERED;
+        connection.transactions.beforeServerStatement(sql);
+        connection.executing(sql);
+    }
+
+    /**
+     * {@code mode=transaction}: buffers a plain Statement's INSERT text inside an explicit transaction when
+     * its count is known in advance; true when buffered (its count, 1, is then the result).
+     */
+    private boolean buffered(String sql) throws SQLException {
+        if (!connection.transactions.active() || getClass() != WrappedStatement.class || delegate.isClosed()
+                || dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql) != StatementDescription.Kind.INSERT) {
+            return false;
+        }
+        if (!connection.transactions.tryBuffer(connection.analyzer.describe(sql), List.<dev.flushless.jdbc.batch.Bind[]>of(new dev.flushless.jdbc.batch.Bind[0]),
+                true, false)) {
+            return false;
+        }
+        acknowledged = 1;
+        return true;
+    }
+
     /** SQL texts of a plain Statement's batch, kept for coalescing; {@code null} when not coalescing. */
     private List<String> batchTexts;
 
@@ -94,12 +131,23 @@ public class WrappedStatement implements Statement {
      */
     private long[] runTextBatch() throws SQLException {
         if (batchTexts == null || batchTexts.isEmpty() || delegate.isClosed()) {
+            if (unkeptBatchTexts > 0 && !delegate.isClosed()) {
+                connection.transactions.beforeConnectionCall("a Statement batch", true);
+            }
             connection.stats.fallback(null, unkeptBatchTexts);
             unkeptBatchTexts = 0;
             return null; // pgjdbc runs (or, when closed, rejects) the batch itself
         }
         List<String> texts = new ArrayList<>(batchTexts);
         batchTexts.clear();
+        acknowledged = NOT_BUFFERED;
+        if (connection.transactions.active()) {
+            long[] counts = bufferTexts(texts);
+            if (counts != null) {
+                return counts;
+            }
+            connection.transactions.beforeConnectionCall("a Statement batch", true);
+        }
         if (texts.size() == 1) {
             connection.stats.fallback(WrappedPreparedStatement.SINGLE_ROW, 1);
             replay(texts);
@@ -143,6 +191,33 @@ public class WrappedStatement implements Statement {
         }
     }
 
+    /** {@code mode=transaction}: buffers the batch when every member is a bufferable INSERT; else {@code null}. */
+    private long[] bufferTexts(List<String> texts) throws SQLException {
+        List<StatementDescription> members = new ArrayList<>(texts.size());
+        List<dev.flushless.jdbc.batch.TableCatalog.TableInfo> tables = new ArrayList<>(texts.size());
+        List<dev.flushless.jdbc.batch.Bind[]> noParameters = List.<dev.flushless.jdbc.batch.Bind[]>of(
+                new dev.flushless.jdbc.batch.Bind[0]);
+        for (String text : texts) {
+            if (dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(text) != StatementDescription.Kind.INSERT) {
+                return null;
+            }
+            StatementDescription member = connection.analyzer.describe(text);
+            dev.flushless.jdbc.batch.TableCatalog.TableInfo table = connection.transactions.bufferableTable(member,
+                    noParameters, true);
+            if (table == null) {
+                return null;
+            }
+            members.add(member);
+            tables.add(table);
+        }
+        for (int i = 0; i < members.size(); i++) {
+            connection.transactions.buffer(members.get(i), tables.get(i), noParameters, true, true);
+        }
+        long[] counts = new long[texts.size()];
+        java.util.Arrays.fill(counts, 1);
+        return counts;
+    }
+
     private void replay(List<String> texts) throws SQLException {
         for (String text : texts) {
             delegate.addBatch(text);
@@ -152,12 +227,16 @@ public class WrappedStatement implements Statement {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return wrap(delegate.executeQuery(sql));
     }
 
     @Override
     public ResultSet getResultSet() throws SQLException {
+        if (acknowledged != NOT_BUFFERED) {
+            delegate.getResultSet(); // keeps the delegate's closed-statement check
+            return null;
+        }
         return wrap(delegate.getResultSet());
     }
 
@@ -197,7 +276,10 @@ public class WrappedStatement implements Statement {
 
     @Override
     public int executeUpdate(String sql) throws SQLException {
-        connection.executing(sql);
+        if (buffered(sql)) {
+            return 1;
+        }
+        executing(sql);
         return delegate.executeUpdate(sql);
     }
 
@@ -258,17 +340,29 @@ public class WrappedStatement implements Statement {
 
     @Override
     public boolean execute(String sql) throws SQLException {
-        connection.executing(sql);
+        if (buffered(sql)) {
+            return false;
+        }
+        executing(sql);
         return delegate.execute(sql);
     }
 
     @Override
     public int getUpdateCount() throws SQLException {
+        if (acknowledged != NOT_BUFFERED) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            return (int) acknowledged;
+        }
         return delegate.getUpdateCount();
     }
 
     @Override
     public boolean getMoreResults() throws SQLException {
+        if (acknowledged != NOT_BUFFERED) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            acknowledged = -1;
+            return false;
+        }
         return delegate.getMoreResults();
     }
 
@@ -304,42 +398,47 @@ public class WrappedStatement implements Statement {
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
+        if (acknowledged != NOT_BUFFERED) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            acknowledged = -1;
+            return false;
+        }
         return delegate.getMoreResults(current);
     }
 
     @Override
     public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeUpdate(sql, autoGeneratedKeys);
     }
 
     @Override
     public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeUpdate(sql, columnIndexes);
     }
 
     @Override
     public int executeUpdate(String sql, String[] columnNames) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeUpdate(sql, columnNames);
     }
 
     @Override
     public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.execute(sql, autoGeneratedKeys);
     }
 
     @Override
     public boolean execute(String sql, int[] columnIndexes) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.execute(sql, columnIndexes);
     }
 
     @Override
     public boolean execute(String sql, String[] columnNames) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.execute(sql, columnNames);
     }
 
@@ -375,6 +474,10 @@ public class WrappedStatement implements Statement {
 
     @Override
     public long getLargeUpdateCount() throws SQLException {
+        if (acknowledged != NOT_BUFFERED) {
+            delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
+            return acknowledged;
+        }
         return delegate.getLargeUpdateCount();
     }
 
@@ -390,25 +493,28 @@ public class WrappedStatement implements Statement {
 
     @Override
     public long executeLargeUpdate(String sql) throws SQLException {
-        connection.executing(sql);
+        if (buffered(sql)) {
+            return 1;
+        }
+        executing(sql);
         return delegate.executeLargeUpdate(sql);
     }
 
     @Override
     public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeLargeUpdate(sql, autoGeneratedKeys);
     }
 
     @Override
     public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeLargeUpdate(sql, columnIndexes);
     }
 
     @Override
     public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
-        connection.executing(sql);
+        executing(sql);
         return delegate.executeLargeUpdate(sql, columnNames);
     }
 
