@@ -48,6 +48,12 @@ final class TransactionBuffering {
     private boolean autoCommit = true;
     /** Set when a flush found a count other than the acknowledged one: the transaction can only roll back. */
     private SQLException failed;
+    /**
+     * Set once the pgjdbc connection was handed out ({@code unwrap}): code holding it (CopyManager, large
+     * objects) checks pgjdbc's own autocommit and writes behind the buffer's back, so from then on nothing is
+     * buffered or deferred on this connection.
+     */
+    private boolean bypassed;
 
     TransactionBuffering(WrappedConnection connection, boolean enabled) {
         this.connection = connection;
@@ -63,7 +69,16 @@ final class TransactionBuffering {
 
     /** True while an explicit transaction of a {@code mode=transaction} connection is open. */
     boolean active() {
-        return enabled && !autoCommit;
+        return enabled && !bypassed && !autoCommit;
+    }
+
+    /**
+     * The pgjdbc connection is being handed out: sends the buffer, opens the server transaction if the
+     * application's is open, and stops buffering on this connection for good (see {@link #bypassed}).
+     */
+    void handOut(String call) throws SQLException {
+        beforeConnectionCall(call, true);
+        bypassed = true;
     }
 
     private Connection delegate() {
@@ -407,7 +422,7 @@ final class TransactionBuffering {
     }
 
     void setAutoCommit(boolean value) throws SQLException {
-        if (!enabled) {
+        if (!enabled || bypassed) {
             delegate().setAutoCommit(value);
             return;
         }
@@ -424,7 +439,7 @@ final class TransactionBuffering {
     }
 
     boolean getAutoCommit() throws SQLException {
-        if (!enabled) {
+        if (!enabled || bypassed) {
             return delegate().getAutoCommit();
         }
         if (delegate().isClosed()) {

@@ -236,14 +236,16 @@ public class WrappedConnection implements FlushlessConnection {
     /**
      * Returns this wrapper for Flushless and JDBC interfaces it implements; anything else comes from pgjdbc.
      * Code holding the pgjdbc connection bypasses Flushless, so in {@code mode=transaction} the buffered writes
-     * are sent and the server transaction opened first (CopyManager then sees, and joins, the transaction).
+     * are sent and the server transaction opened first (CopyManager then sees, and joins, the transaction), and
+     * the connection stops buffering for good: pgjdbc-level code checks pgjdbc's own autocommit setting and
+     * writes past the buffer (large objects, COPY), whenever it runs.
      */
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
         if (iface.isInstance(this)) {
             return iface.cast(this);
         }
-        transactions.beforeConnectionCall("unwrap(" + iface.getSimpleName() + ")", true);
+        transactions.handOut("unwrap(" + iface.getSimpleName() + ")");
         return delegate.unwrap(iface);
     }
 

@@ -259,7 +259,12 @@ public class WrappedStatement implements Statement {
 
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        return iface.isInstance(this) ? iface.cast(this) : delegate.unwrap(iface);
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        // mode=transaction: what runs on the pgjdbc statement must see the buffered writes
+        connection.transactions.beforeConnectionCall("unwrap(" + iface.getSimpleName() + ") of a statement", true);
+        return delegate.unwrap(iface);
     }
 
     @Override

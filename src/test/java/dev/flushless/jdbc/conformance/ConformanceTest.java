@@ -25,7 +25,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The conformance table: every {@link Behaviour} runs against bare pgjdbc and through Flushless (modes
- * {@code off} and {@code batch}), each in a database of its own, and what the application observed, plus
+ * {@code off}, {@code batch} and {@code transaction}), each in a database of its own, and what the application observed, plus
  * the final rows of every table the behaviour left behind, must be identical.
  */
 class ConformanceTest {
@@ -44,7 +44,24 @@ class ConformanceTest {
         return all;
     }
 
-    private static final String[] VARIANTS = {"bare", "off", "batch"};
+    private static final String[] VARIANTS = {"bare", "off", "batch", "transaction"};
+
+    /**
+     * Behaviours whose {@code mode=transaction} transcript differs from bare pgjdbc by the documented deviation
+     * of that mode: an error of a buffered INSERT inside an explicit transaction surfaces at a later call (at
+     * the latest at {@code commit()}), and a trigger added by another session after the table was read makes
+     * the transaction fail at commit instead of changing a count already acknowledged. TransactionModeTest
+     * checks what the application sees instead (the server's SQLState, the statement named, nothing committed).
+     */
+    static final java.util.Map<String, String> TRANSACTION_MODE_DEVIATIONS = java.util.Map.of(
+            "batch insert (transaction): check, not-null and foreign-key violations", "error surfaces later",
+            "batch insert (transaction): unique violation in the middle", "error surfaces later",
+            "batch: error in the middle of a batch inside a transaction", "error surfaces later",
+            "statement batch (transaction): a failing member gives pgjdbc's exception and counts", "error surfaces later",
+            "transaction: a savepoint recovers a transaction aborted by an error", "error surfaces later",
+            "transaction: an error aborts the transaction until rollback (25P02)", "error surfaces later",
+            "batch insert: a trigger added by another session is noticed and the batch re-run",
+            "acknowledged count cannot change: the transaction fails at commit");
     private static final TestDatabase[] DATABASES = new TestDatabase[VARIANTS.length];
 
     @BeforeAll
@@ -66,6 +83,8 @@ class ConformanceTest {
         List<Behaviour> table = table();
         assertTrue(table.size() >= 60, "conformance table has only " + table.size() + " behaviours");
         assertEquals(table.size(), table.stream().map(Behaviour::name).distinct().count(), "duplicate behaviour names");
+        assertTrue(table.stream().map(Behaviour::name).collect(java.util.stream.Collectors.toSet())
+                .containsAll(TRANSACTION_MODE_DEVIATIONS.keySet()), "a listed transaction-mode deviation names no behaviour");
     }
 
     @TestFactory
@@ -78,6 +97,9 @@ class ConformanceTest {
             tests.add(DynamicTest.dynamicTest(behaviour.name(), () -> {
                 String bare = observe(0, schema, behaviour);
                 for (int v = 1; v < VARIANTS.length; v++) {
+                    if (VARIANTS[v].equals("transaction") && TRANSACTION_MODE_DEVIATIONS.containsKey(behaviour.name())) {
+                        continue;
+                    }
                     assertEquals(bare, observe(v, schema, behaviour),
                             "flushless mode " + VARIANTS[v] + " differs from bare pgjdbc in: " + behaviour.name());
                 }
