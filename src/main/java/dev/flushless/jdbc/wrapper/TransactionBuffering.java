@@ -331,6 +331,71 @@ final class TransactionBuffering {
         afterUndone(undone, ride.writes(), "with the batch " + "that followed them");
     }
 
+    // ---- a single write that rides along with the buffer ----
+
+    /** {@link #rideAlong}'s answer when the statement did not ride (the caller runs it after the flush point). */
+    static final long NOT_RIDDEN = Long.MIN_VALUE;
+
+    /**
+     * A write whose update count the application needs, run together with the buffered writes in one round
+     * trip: returns its update count, or {@link #NOT_RIDDEN} when the buffer is empty or the statement cannot
+     * ride (RETURNING, several statements, a parameter not set, a {@code ?} in a plain Statement's text).
+     *
+     * @param row the statement's parameters ({@code null} for a plain Statement)
+     */
+    long rideAlong(String sql, Bind[] row, int queryTimeoutSeconds) throws SQLException {
+        if (!active() || buffer.isEmpty() || failed != null
+                || !dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql).isWrite()) {
+            return NOT_RIDDEN;
+        }
+        StatementDescription statement = connection.analyzer.describe(sql);
+        int parameters = statement.parameterCount();
+        if (!statement.isSingleStatement() || statement.hasReturning() || (row == null ? parameters > 0
+                : row.length < parameters || java.util.Arrays.asList(row).subList(0, parameters).contains(null))) {
+            return NOT_RIDDEN;
+        }
+        List<BufferedWrite> writes = buffer.take();
+        beginServerTransaction();
+        List<Step> steps = new ArrayList<>(plan(writes));
+        String text = sql.substring(0, statement.textEnd());
+        steps.add(new Step(text, new int[] {0}, BatchPlan.Decoding.UPDATE_COUNT, parameters, new Bind[0], null, null));
+        Bind[] bound = row == null ? new Bind[0] : row;
+        long start = System.nanoTime();
+        try {
+            BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.<Bind[]>of(bound),
+                    parameters, queryTimeoutSeconds);
+            counted(writes, steps.size() - 1, outcome.statementsSent() - 1, 0, System.nanoTime() - start);
+            connection.stats.executed(true);
+            return outcome.counts()[0];
+        } catch (BatchExecutor.Undone undone) {
+            afterUndone(undone, writes, "with the statement " + abbreviate(sql));
+            // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
+            long count = runAsSent(sql, bound, parameters, row == null, queryTimeoutSeconds);
+            if (undone.guarded()) {
+                BatchExecutor.releaseGuard(delegate());
+            }
+            return count;
+        }
+    }
+
+    private long runAsSent(String sql, Bind[] row, int parameters, boolean plainStatement, int queryTimeoutSeconds)
+            throws SQLException {
+        connection.stats.executed(true);
+        if (plainStatement) {
+            try (Statement statement = delegate().createStatement()) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                return statement.executeLargeUpdate(sql);
+            }
+        }
+        try (PreparedStatement statement = delegate().prepareStatement(sql)) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            for (int p = 0; p < parameters; p++) {
+                row[p].applyTo(statement, p + 1);
+            }
+            return statement.executeLargeUpdate();
+        }
+    }
+
     // ---- end of the transaction ----
 
     void commit() throws SQLException {

@@ -75,6 +75,22 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         return true;
     }
 
+    /**
+     * {@code mode=transaction}: runs this write together with the buffered writes in one round trip when its
+     * count is all the application needs; true when it did (the count is then {@link #acknowledged}).
+     */
+    private boolean rodeAlong() throws SQLException {
+        if (recorder == null || keyColumns != null || !connection.transactions.active() || prepared.isClosed()) {
+            return false;
+        }
+        long count = connection.transactions.rideAlong(sql, recorder.current().clone(), prepared.getQueryTimeout());
+        if (count == TransactionBuffering.NOT_RIDDEN) {
+            return false;
+        }
+        acknowledged = count;
+        return true;
+    }
+
     /** Before every execution: forget the last coalesced keys and a buffered result, drop catalog facts after DDL. */
     private void beforeExecution() throws SQLException {
         acknowledged = NOT_BUFFERED;
@@ -101,6 +117,9 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (buffered()) {
             return 1;
         }
+        if (rodeAlong()) {
+            return (int) Math.min(acknowledged, Integer.MAX_VALUE);
+        }
         connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return prepared.executeUpdate();
@@ -112,6 +131,9 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (buffered()) {
             return 1;
         }
+        if (rodeAlong()) {
+            return acknowledged;
+        }
         connection.transactions.beforeServerStatement(sql);
         connection.stats.executed(leadingKind.isWrite());
         return prepared.executeLargeUpdate();
@@ -120,7 +142,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public boolean execute() throws SQLException {
         beforeExecution();
-        if (buffered()) {
+        if (buffered() || rodeAlong()) {
             return false;
         }
         connection.transactions.beforeServerStatement(sql);
@@ -209,6 +231,12 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 long[] counts = new long[rows.size()];
                 java.util.Arrays.fill(counts, 1);
                 return counts;
+            }
+            if (rows.size() == 1 && keyColumns == null && connection.transactions.active()) {
+                long count = connection.transactions.rideAlong(sql, rows.get(0), prepared.getQueryTimeout());
+                if (count != TransactionBuffering.NOT_RIDDEN) {
+                    return new long[] {count};
+                }
             }
             if (rows.size() == 1) {
                 connection.transactions.beforeServerStatement(sql);

@@ -75,6 +75,22 @@ public class WrappedStatement implements Statement {
         return true;
     }
 
+    /**
+     * {@code mode=transaction}: runs a plain Statement's write together with the buffered writes in one round
+     * trip when its count is all the application needs; true when it did (the count is then {@link #acknowledged}).
+     */
+    private boolean rodeAlong(String sql) throws SQLException {
+        if (!connection.transactions.active() || getClass() != WrappedStatement.class || delegate.isClosed()) {
+            return false;
+        }
+        long count = connection.transactions.rideAlong(sql, null, delegate.getQueryTimeout());
+        if (count == TransactionBuffering.NOT_RIDDEN) {
+            return false;
+        }
+        acknowledged = count;
+        return true;
+    }
+
     /** SQL texts of a plain Statement's batch, kept for coalescing; {@code null} when not coalescing. */
     private List<String> batchTexts;
 
@@ -284,6 +300,9 @@ public class WrappedStatement implements Statement {
         if (buffered(sql)) {
             return 1;
         }
+        if (rodeAlong(sql)) {
+            return (int) Math.min(acknowledged, Integer.MAX_VALUE);
+        }
         executing(sql);
         return delegate.executeUpdate(sql);
     }
@@ -345,7 +364,7 @@ public class WrappedStatement implements Statement {
 
     @Override
     public boolean execute(String sql) throws SQLException {
-        if (buffered(sql)) {
+        if (buffered(sql) || rodeAlong(sql)) {
             return false;
         }
         executing(sql);
@@ -500,6 +519,9 @@ public class WrappedStatement implements Statement {
     public long executeLargeUpdate(String sql) throws SQLException {
         if (buffered(sql)) {
             return 1;
+        }
+        if (rodeAlong(sql)) {
+            return acknowledged;
         }
         executing(sql);
         return delegate.executeLargeUpdate(sql);

@@ -200,6 +200,50 @@ class TransactionModeTest {
     }
 
     @Test
+    void aSingleUpdateOrDeleteRidesInTheSameRoundTripAsTheBufferedInserts(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE acct (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0))",
+                "INSERT INTO acct VALUES (1, 100)");
+        String key = "single-ride-" + UUID.randomUUID();
+        try (Connection c = transactional(db, key)) {
+            c.setAutoCommit(false);
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 9, 0);
+            c.rollback(); // warm-up: catalog facts
+            RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
+            socket.reset();
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 2, 50);
+            PreparedStatement debit = c.prepareStatement("UPDATE acct SET balance = balance - ? WHERE id >= ?");
+            debit.setInt(1, 10);
+            debit.setInt(2, 1);
+            assertEquals(2, debit.executeUpdate(), "the update sees the buffered row");
+            assertEquals(1, socket.roundTrips(), "BEGIN, the insert and the update in one round trip");
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 3, 5);
+            try (Statement s = c.createStatement()) {
+                assertFalse(s.execute("DELETE FROM acct WHERE balance < 10"));
+                assertEquals(1, s.getUpdateCount());
+                assertFalse(s.getMoreResults());
+                assertEquals(-1, s.getUpdateCount());
+            }
+            assertEquals(2, socket.roundTrips());
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 4, 7);
+            debit.setInt(1, 1);
+            debit.setInt(2, 4);
+            debit.addBatch(); // a batch of one row (Hibernate batches single updates too)
+            assertArrayEquals(new int[] {1}, debit.executeBatch());
+            assertEquals(3, socket.roundTrips());
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 5, 1);
+            debit.setInt(1, 1000); // violates the CHECK: the update's own error, as bare pgjdbc raises it
+            debit.setInt(2, 5);
+            SQLException e = assertThrows(SQLException.class, debit::executeUpdate);
+            assertEquals("23514", e.getSQLState());
+            assertTrue(e instanceof org.postgresql.util.PSQLException, "the server's own exception: " + e);
+            c.rollback();
+            insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 6, 1);
+            c.commit();
+        }
+        assertEquals(List.of(List.of("1", "100"), List.of("6", "1")), db.rows("SELECT id, balance FROM acct ORDER BY id"));
+    }
+
+    @Test
     void aCoalescedUpdateBatchRidesInTheSameRoundTripAsTheBufferedInserts(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE parent (id int PRIMARY KEY, version int NOT NULL, name text)",
                 "INSERT INTO parent VALUES (1, 0, 'a'), (2, 0, 'b'), (3, 0, 'c')");
