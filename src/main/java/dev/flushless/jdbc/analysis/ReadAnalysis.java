@@ -50,7 +50,22 @@ final class ReadAnalysis {
             "insert", "update", "delete", "merge", "into", "for", "lock", "copy", "call", "do", "execute", "perform",
             "notify", "listen", "nowait", "skip");
 
+    /** Functions that draw from or read a sequence's session state. */
+    private static final Set<String> SEQUENCE_FUNCTIONS = Set.of("nextval", "currval", "lastval", "setval");
+
     private ReadAnalysis() {
+    }
+
+    /** True when {@code sql} calls {@code nextval}, {@code currval}, {@code lastval} or {@code setval}. */
+    static boolean callsSequenceFunctions(String sql, List<Token> tokens) {
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() == Kind.WORD && tokens.get(i + 1).kind() == Kind.OPEN
+                    && SEQUENCE_FUNCTIONS.contains(t.text(sql).toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The tables {@code sql} reads (see {@link StatementDescription#tablesRead()}), or {@code null}. */

@@ -166,7 +166,7 @@ public final class SqlAnalyzer {
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
-                b.tablesRead(ReadAnalysis.tablesRead(sql, tokens));
+                b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
             }
             return b.fallback("not an INSERT, UPDATE or DELETE").build();
         }

@@ -68,6 +68,7 @@ public final class StatementDescription {
     private final int valuesStart;
     private final List<String> parameterColumns;
     private final List<String> tablesRead;
+    private final boolean callsSequenceFunctions;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -94,6 +95,7 @@ public final class StatementDescription {
         this.parameterColumns = b.parameterColumns == null ? null : java.util.Collections.unmodifiableList(
                 new java.util.ArrayList<>(b.parameterColumns));
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
+        this.callsSequenceFunctions = b.callsSequenceFunctions;
         this.chainReason = b.chainSet ? b.chainReason
                 : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
     }
@@ -115,6 +117,14 @@ public final class StatementDescription {
      */
     public List<String> tablesRead() {
         return tablesRead;
+    }
+
+    /**
+     * For a query: whether it calls {@code nextval}, {@code currval}, {@code lastval} or {@code setval}, whose
+     * results depend on which INSERTs (drawing ids from sequences) ran before it.
+     */
+    public boolean callsSequenceFunctions() {
+        return callsSequenceFunctions;
     }
 
     /** INSERT: what happens on a unique conflict. */
@@ -270,6 +280,7 @@ public final class StatementDescription {
         private int valuesStart = -1;
         private List<String> parameterColumns;
         private List<String> tablesRead;
+        private boolean callsSequenceFunctions;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -357,8 +368,9 @@ public final class StatementDescription {
             return this;
         }
 
-        Builder tablesRead(List<String> tables) {
+        Builder tablesRead(List<String> tables, boolean callsSequenceFunctions) {
             this.tablesRead = tables;
+            this.callsSequenceFunctions = callsSequenceFunctions;
             return this;
         }
 

@@ -28,14 +28,22 @@ public final class TableCatalog {
     /**
      * One table. {@code kindProblem} says why it is not a plain table (view, foreign table, missing), and
      * {@code userCode} names the triggers, rules or row-level security it has; both {@code null} for a plain
-     * table.
+     * table. {@code family} is the table and its inheritance children or partitions; {@code drawsFromSequences}
+     * is true when an INSERT may draw from a sequence (an identity column, or a default that calls a function
+     * other than a few clock and UUID built-ins): then {@code nextval}, {@code currval} and {@code lastval} depend
+     * on whether a buffered INSERT into it ran before them.
      */
     public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
-            Map<String, ColumnInfo> columns, long[] family) {
+            Map<String, ColumnInfo> columns, long[] family, boolean drawsFromSequences) {
 
         /** A table known only by its columns (the explain tool's offline catalog). */
         public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
-            this(oid, kindProblem, userCode, cascades, columns, new long[] {oid});
+            this(oid, kindProblem, userCode, cascades, columns, new long[] {oid}, true);
+        }
+
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+                long[] family) {
+            this(oid, kindProblem, userCode, cascades, columns, family, true);
         }
 
         /**
@@ -79,7 +87,13 @@ public final class TableCatalog {
             + "          AND pc.relrowsecurity),"
             + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
             + "  coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true),"
-            + "  (SELECT array_agg(relid::bigint) FROM tree)"
+            + "  (SELECT array_agg(relid::bigint) FROM tree),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_attribute ia WHERE ia.attrelid IN (SELECT relid FROM tree)"
+            + "          AND ia.attnum > 0 AND NOT ia.attisdropped AND ia.attidentity <> '')"
+            + "  OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid IN (SELECT relid FROM tree)"
+            + "          AND pg_catalog.regexp_replace(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),"
+            + "              '(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|gen_random_uuid"
+            + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\(')"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
@@ -116,6 +130,7 @@ public final class TableCatalog {
         long oid = 0;
         boolean cascades = false;
         long[] family = new long[0];
+        boolean drawsFromSequences = true;
         try (PreparedStatement ps = connection.prepareStatement(LOOKUP)) {
             ps.setString(1, table);
             try (ResultSet rs = ps.executeQuery()) {
@@ -137,6 +152,7 @@ public final class TableCatalog {
                                 family[i] = ((Number) oids[i]).longValue();
                             }
                         }
+                        drawsFromSequences = rs.getBoolean(12);
                         first = false;
                     }
                     String name = rs.getString(7);
@@ -146,6 +162,6 @@ public final class TableCatalog {
                 }
             }
         }
-        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family);
+        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences);
     }
 }

@@ -44,6 +44,16 @@ public final class TransactionBuffer {
         return false;
     }
 
+    /** True when a buffered write's table may draw ids from a sequence (identity or function defaults). */
+    public boolean drawsFromSequences() {
+        for (BufferedWrite write : writes) {
+            if (write.table().drawsFromSequences()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The buffered writes, in order, leaving the buffer empty. */
     public List<BufferedWrite> take() {
         List<BufferedWrite> taken = new ArrayList<>(writes);

@@ -189,14 +189,17 @@ final class TransactionBuffering {
     /**
      * A read may run before the buffered INSERTs when it provably reads none of the tables they write:
      * one SELECT of plain tables (views, functions that could read anything and locking clauses send the
-     * buffer first).
+     * buffer first). Sequence functions count as reads of the buffered tables that draw ids from sequences:
+     * {@code INSERT ... ; SELECT currval('t_id_seq')} must see the INSERT's id, and a {@code nextval} must not
+     * take the id the INSERT would have drawn before it.
      */
     private boolean mustFlushBefore(String sql) {
         if (dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql) != StatementDescription.Kind.SELECT) {
             return true;
         }
-        List<String> tables = connection.analyzer.describe(sql).tablesRead();
-        if (tables == null) {
+        StatementDescription query = connection.analyzer.describe(sql);
+        List<String> tables = query.tablesRead();
+        if (tables == null || query.callsSequenceFunctions() && buffer.drawsFromSequences()) {
             return true;
         }
         for (String name : tables) {

@@ -181,6 +181,48 @@ class TransactionModeTest {
     }
 
     @Test
+    void sequenceCallsSendTheBufferWhenABufferedInsertDrawsFromASequence(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE serial_ids (id serial PRIMARY KEY, v text)",
+                "CREATE TABLE identity_ids (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at timestamptz DEFAULT now())",
+                "CREATE TABLE clock_only (id bigint PRIMARY KEY, at timestamptz DEFAULT now(), u uuid DEFAULT gen_random_uuid())",
+                "CREATE SEQUENCE app_seq");
+        for (String mode : List.of("bare", "transaction")) {
+            db.execute("TRUNCATE serial_ids, identity_ids, clock_only RESTART IDENTITY", "ALTER SEQUENCE app_seq RESTART");
+            try (Connection c = mode.equals("bare") ? db.bare() : transactional(db, null); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                insert(c, "INSERT INTO serial_ids (v) VALUES (?)", "a");
+                try (ResultSet rs = s.executeQuery("SELECT currval('serial_ids_id_seq'), nextval('serial_ids_id_seq')")) {
+                    rs.next();
+                    assertEquals(1, rs.getInt(1), mode);
+                    assertEquals(2, rs.getInt(2), mode);
+                }
+                s.executeUpdate("INSERT INTO identity_ids DEFAULT VALUES");
+                insert(c, "INSERT INTO serial_ids (v) VALUES (?)", "b");
+                try (ResultSet rs = s.executeQuery("SELECT lastval()")) {
+                    rs.next();
+                    assertEquals(3, rs.getInt(1), mode);
+                }
+                c.commit();
+            }
+        }
+        String key = "clock-" + UUID.randomUUID();
+        try (Connection c = transactional(db, key)) {
+            c.setAutoCommit(false);
+            insert(c, "INSERT INTO clock_only (id) VALUES (?)", 1L);
+            c.commit(); // warm-up
+            RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
+            socket.reset();
+            insert(c, "INSERT INTO clock_only (id) VALUES (?)", 2L);
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT nextval('app_seq')")) {
+                rs.next();
+            }
+            insert(c, "INSERT INTO clock_only (id) VALUES (?)", 3L);
+            c.commit();
+            assertEquals(2, socket.roundTrips(), "defaults of clock and UUID functions draw from no sequence");
+        }
+    }
+
+    @Test
     void insertThenUpdateOfTheSameTableUpdatesIt(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE upd (id int PRIMARY KEY, v text)");
         try (Connection c = transactional(db, null)) {
