@@ -35,15 +35,22 @@ public final class FlushlessConfig {
     private final int parseCacheSize;
     private final int maxBufferedRows;
     private final int maxBufferedBytes;
+    private final boolean groupCommit;
+    private final int groupCommitMaxDelayMicros;
+    private final int groupCommitMaxRows;
 
     private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize,
-            int maxBufferedRows, int maxBufferedBytes) {
+            int maxBufferedRows, int maxBufferedBytes, boolean groupCommit, int groupCommitMaxDelayMicros,
+            int groupCommitMaxRows) {
         this.mode = mode;
         this.maxRowsPerStatement = maxRowsPerStatement;
         this.trustTriggers = trustTriggers;
         this.parseCacheSize = parseCacheSize;
         this.maxBufferedRows = maxBufferedRows;
         this.maxBufferedBytes = maxBufferedBytes;
+        this.groupCommit = groupCommit;
+        this.groupCommitMaxDelayMicros = groupCommitMaxDelayMicros;
+        this.groupCommitMaxRows = groupCommitMaxRows;
     }
 
     /** The configuration used when no {@code flushless.*} setting is given. */
@@ -61,7 +68,10 @@ public final class FlushlessConfig {
         Mode mode = Mode.valueOf(FlushlessProperty.MODE.get(settings).toUpperCase(java.util.Locale.ROOT));
         return new FlushlessConfig(mode, FlushlessProperty.MAX_ROWS_PER_STATEMENT.getInt(settings),
                 FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings),
-                FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings));
+                FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings),
+                FlushlessProperty.GROUP_COMMIT.getBoolean(settings),
+                FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS.getInt(settings),
+                FlushlessProperty.GROUP_COMMIT_MAX_ROWS.getInt(settings));
     }
 
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
@@ -87,6 +97,21 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#MAX_BUFFERED_BYTES}. */
     public int maxBufferedBytes() {
         return maxBufferedBytes;
+    }
+
+    /** See {@link FlushlessProperty#GROUP_COMMIT}. */
+    public boolean groupCommit() {
+        return groupCommit;
+    }
+
+    /** See {@link FlushlessProperty#GROUP_COMMIT_MAX_DELAY_MICROS}. */
+    public int groupCommitMaxDelayMicros() {
+        return groupCommitMaxDelayMicros;
+    }
+
+    /** See {@link FlushlessProperty#GROUP_COMMIT_MAX_ROWS}. */
+    public int groupCommitMaxRows() {
+        return groupCommitMaxRows;
     }
 
     /** The configured {@link Mode}. */

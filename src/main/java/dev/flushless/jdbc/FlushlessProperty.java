@@ -53,7 +53,26 @@ public enum FlushlessProperty {
 
     /** {@code mode=transaction}: most bytes of bound values (estimated) a transaction keeps buffered. */
     MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", "16777216", 1024, Integer.MAX_VALUE,
-            "mode=transaction: most bytes of bound values (estimated) a transaction keeps buffered before sending them");
+            "mode=transaction: most bytes of bound values (estimated) a transaction keeps buffered before sending them"),
+
+    /**
+     * Group commit across connections: concurrent single-row autocommit INSERTs of one SQL text, from
+     * connections of the same database, user and session settings, run as one multi-row statement.
+     * Off by default: other callers' rows may become visible together with yours.
+     */
+    GROUP_COMMIT("flushless.groupCommit", "false", new String[] {"true", "false"},
+            "Group concurrent single-row autocommit INSERTs of one SQL text from many connections into one statement"),
+
+    /**
+     * Group commit: how long a group's first INSERT waits for others when the previous group had several
+     * members (a lone writer never waits).
+     */
+    GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", "200", 0, 1_000_000,
+            "Group commit: most microseconds a group waits for more INSERTs (only while others are writing too)"),
+
+    /** Group commit: most rows one grouped statement carries. */
+    GROUP_COMMIT_MAX_ROWS("flushless.groupCommit.maxRows", "1000", 2, 65535,
+            "Group commit: most rows one grouped INSERT carries");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";

@@ -114,6 +114,17 @@ public final class FlushlessStats {
         }
     }
 
+    /**
+     * A statement that was first tried coalesced with others (e.g. a group commit that failed) runs alone for
+     * {@code reason}: counted under the reason only (its execution is counted as it happens).
+     */
+    public void retried(String reason) {
+        count(fallbacks, "fallback", reason, 1);
+        if (parent != null) {
+            parent.retried(reason);
+        }
+    }
+
     private void count(Map<String, LongAdder> counters, String family, String key, int rows) {
         LongAdder adder = counters.get(key);
         if (adder == null) {

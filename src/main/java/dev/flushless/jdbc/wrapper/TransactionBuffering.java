@@ -125,6 +125,28 @@ final class TransactionBuffering {
         return table.barrier(connection.flushlessConfig().trustTriggers()) == null ? table : null;
     }
 
+    /**
+     * Group commit: the table of a single-row plain INSERT whose count (1) a multi-row statement reproduces
+     * exactly, or {@code null} (same rules as for buffering: no RETURNING, ON CONFLICT, triggers, rules or
+     * row-level security; every parameter set; a connection neither read-only nor closed).
+     */
+    TableInfo singleRowInsertTable(StatementDescription statement, Bind[] row) throws SQLException {
+        if (!bufferable(statement, List.<Bind[]>of(row), false)) {
+            return null;
+        }
+        Connection delegate = delegate();
+        if (delegate.isClosed() || delegate.isReadOnly()) {
+            return null;
+        }
+        TableInfo table;
+        try {
+            table = connection.catalog.lookup(delegate, statement.targetTable());
+        } catch (SQLException e) {
+            return null;
+        }
+        return table.barrier(connection.flushlessConfig().trustTriggers()) == null ? table : null;
+    }
+
     /** Adds a write {@link #bufferableTable} accepted; sends the buffer when it reached a size bound. */
     void buffer(StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement,
             boolean batch) throws SQLException {

@@ -73,8 +73,9 @@ public class WrappedConnection implements FlushlessConnection {
      * cached catalog facts are dropped.
      */
     void afterStatement(String sql) {
-        if (!catalog.isEmpty() && invalidatesCatalog(SqlAnalyzer.leadingKind(sql))) {
+        if (invalidatesCatalog(SqlAnalyzer.leadingKind(sql))) {
             catalog.clear();
+            sessionChanged();
         }
     }
 
@@ -86,6 +87,7 @@ public class WrappedConnection implements FlushlessConnection {
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         if (invalidatesCatalog(kind)) {
             catalog.clear();
+            sessionChanged();
         }
         stats.executed(kind.isWrite());
     }
@@ -128,6 +130,36 @@ public class WrappedConnection implements FlushlessConnection {
                     + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
                     + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
         }
+    }
+
+    /** The session fingerprint for group commit, or {@code null} until read (and after a session change). */
+    private volatile String sessionFingerprint;
+
+    /**
+     * What must be equal for two connections' INSERTs to share a group commit: database, user, role and every
+     * setting the session did not take from the server's defaults or configuration file (search_path,
+     * TimeZone, DateStyle, isolation, ...; not application_name). Read once (one round trip) and again after
+     * the application changes the session.
+     */
+    String sessionFingerprint() throws SQLException {
+        String fingerprint = sessionFingerprint;
+        if (fingerprint == null) {
+            try (Statement s = delegate.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT current_database() || '|' || current_user || '|' || session_user"
+                         + " || '|' || coalesce((SELECT string_agg(name || '=' || setting, ',' ORDER BY name)"
+                         + " FROM pg_catalog.pg_settings WHERE source NOT IN ('default', 'override', 'configuration file')"
+                         + " AND name <> 'application_name'), '')")) {
+                rs.next();
+                fingerprint = rs.getString(1);
+            }
+            sessionFingerprint = fingerprint;
+        }
+        return fingerprint;
+    }
+
+    /** The session may have changed (SET, setSchema, isolation ...): read the fingerprint again when needed. */
+    void sessionChanged() {
+        sessionFingerprint = null;
     }
 
     static boolean invalidatesCatalog(StatementDescription.Kind kind) {
@@ -295,6 +327,7 @@ public class WrappedConnection implements FlushlessConnection {
     public void setReadOnly(boolean readOnly) throws SQLException {
         transactions.beforeConnectionCall("setReadOnly()", false);
         delegate.setReadOnly(readOnly);
+        sessionChanged();
     }
 
     @Override
@@ -306,6 +339,7 @@ public class WrappedConnection implements FlushlessConnection {
     public void setCatalog(String catalog) throws SQLException {
         transactions.beforeConnectionCall("setCatalog()", false);
         delegate.setCatalog(catalog);
+        sessionChanged();
     }
 
     @Override
@@ -317,6 +351,7 @@ public class WrappedConnection implements FlushlessConnection {
     public void setTransactionIsolation(int level) throws SQLException {
         transactions.beforeConnectionCall("setTransactionIsolation()", false);
         delegate.setTransactionIsolation(level);
+        sessionChanged();
     }
 
     @Override
@@ -437,6 +472,7 @@ public class WrappedConnection implements FlushlessConnection {
     public void setSchema(String schema) throws SQLException {
         transactions.beforeConnectionCall("setSchema()", true);
         delegate.setSchema(schema);
+        sessionChanged();
     }
 
     @Override

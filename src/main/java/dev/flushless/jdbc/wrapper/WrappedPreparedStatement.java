@@ -13,6 +13,7 @@ import dev.flushless.jdbc.batch.BatchRecorder;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.batch.SessionFacts;
 import dev.flushless.jdbc.batch.TableCatalog;
+import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
 import java.sql.*;
 import java.util.Calendar;
 import java.util.List;
@@ -91,6 +92,35 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         return true;
     }
 
+    /**
+     * {@code flushless.groupCommit=true}: runs this autocommit single-row INSERT together with concurrent ones
+     * from other connections ({@link GroupCommit}); true when it ran that way (its count is {@link #acknowledged}).
+     * Not taken when the statement's count or rows could differ from a lone execution's: RETURNING, ON
+     * CONFLICT, generated keys, a table with triggers, rules or row-level security, a read-only or explicit
+     * transaction.
+     */
+    private boolean groupCommitted() throws SQLException {
+        if (!connection.flushlessConfig().groupCommit() || recorder == null || keyColumns != null
+                || leadingKind != StatementDescription.Kind.INSERT || prepared.isClosed()
+                || !connection.getAutoCommit() || !connection.delegate.getAutoCommit()) {
+            return false;
+        }
+        Bind[] row = recorder.current().clone();
+        StatementDescription description = connection.analyzer.describe(sql);
+        TableInfo table = connection.transactions.singleRowInsertTable(description, row);
+        if (table == null) {
+            return false;
+        }
+        GroupCommit.Member me = new GroupCommit.Member(connection, description, table, row, prepared.getQueryTimeout());
+        String lane = connection.sessionFingerprint() + '\u0000' + sql;
+        acknowledged = GroupCommit.run(lane, me, connection.flushlessConfig().groupCommitMaxRows(),
+                GroupCommit.nanos(connection.flushlessConfig().groupCommitMaxDelayMicros()), () -> {
+                    connection.stats.executed(true);
+                    return prepared.executeLargeUpdate();
+                });
+        return true;
+    }
+
     /** Before every execution: forget the last coalesced keys and a buffered result, drop catalog facts after DDL. */
     private void beforeExecution() throws SQLException {
         acknowledged = NOT_BUFFERED;
@@ -100,6 +130,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         }
         if (WrappedConnection.invalidatesCatalog(leadingKind)) {
             connection.catalog.clear();
+            connection.sessionChanged();
         }
     }
 
@@ -117,7 +148,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (buffered()) {
             return 1;
         }
-        if (rodeAlong()) {
+        if (rodeAlong() || groupCommitted()) {
             return (int) Math.min(acknowledged, Integer.MAX_VALUE);
         }
         connection.transactions.beforeServerStatement(sql);
@@ -131,7 +162,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (buffered()) {
             return 1;
         }
-        if (rodeAlong()) {
+        if (rodeAlong() || groupCommitted()) {
             return acknowledged;
         }
         connection.transactions.beforeServerStatement(sql);
@@ -142,7 +173,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
     @Override
     public boolean execute() throws SQLException {
         beforeExecution();
-        if (buffered() || rodeAlong()) {
+        if (buffered() || rodeAlong() || groupCommitted()) {
             return false;
         }
         connection.transactions.beforeServerStatement(sql);
