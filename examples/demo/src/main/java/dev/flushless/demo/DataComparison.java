@@ -5,30 +5,60 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
-/** Compares every table of two spaces row by row (as row text, ordered by primary key). */
+/** Compares every table of several spaces row by row (as row text, ordered by primary key) with the first. */
 final class DataComparison {
 
     private DataComparison() {
     }
 
-    /** Null when every table holds the same rows in both spaces, else a description of the first difference. */
-    static String firstDifference(Server server, Space bare, Space flushless) throws SQLException {
-        try (Connection a = server.connect(bare); Connection b = server.connect(flushless)) {
+    /**
+     * For each space, null when every table holds the same rows as in {@code spaces.get(0)} (so the first is
+     * always null), else a description of its first difference. Prints each table's row count and md5 per space.
+     */
+    static List<String> differences(Server server, List<Space> spaces) throws SQLException {
+        List<Connection> connections = new ArrayList<>();
+        try {
+            for (Space space : spaces) {
+                connections.add(server.connect(space));
+            }
+            String[] differences = new String[spaces.size()];
             for (String[] table : Model.TABLES) {
                 String name = table[0];
                 String key = table[1];
-                String[] digestA = digest(a, bare.qualified(name), key);
-                String[] digestB = digest(b, flushless.qualified(name), key);
-                Demo.say(String.format("  %-15s %8s rows  md5 %s  |  %8s rows  md5 %s", name, digestA[0], digestA[1],
-                        digestB[0], digestB[1]));
-                if (!digestA[0].equals(digestB[0]) || !digestA[1].equals(digestB[1])) {
-                    return "table " + name + ": " + firstDifferentRow(a, b, bare.qualified(name),
-                            flushless.qualified(name), key) + " (rows: bare " + digestA[0] + ", Flushless " + digestB[0] + ")";
+                List<String[]> digests = new ArrayList<>();
+                for (int i = 0; i < spaces.size(); i++) {
+                    digests.add(digest(connections.get(i), spaces.get(i).qualified(name), key));
+                }
+                String[] reference = digests.get(0);
+                boolean same = digests.stream().allMatch(d -> Arrays.equals(d, reference));
+                if (same) {
+                    Demo.say(String.format("  %-15s %8s rows  md5 %s  (the same in %s databases)", name, reference[0],
+                            reference[1], spaces.size() == 2 ? "both" : "all " + spaces.size()));
+                } else {
+                    for (int i = 0; i < spaces.size(); i++) {
+                        Demo.say(String.format("  %-15s %8s rows  md5 %s  %s", name, digests.get(i)[0], digests.get(i)[1],
+                                spaces.get(i).label()));
+                    }
+                }
+                for (int i = 1; i < spaces.size(); i++) {
+                    if (differences[i] == null && !Arrays.equals(digests.get(i), reference)) {
+                        differences[i] = "table " + name + ": " + firstDifferentRow(connections.get(0), connections.get(i),
+                                spaces.get(0).qualified(name), spaces.get(i).qualified(name), key, spaces.get(0).label(),
+                                spaces.get(i).label()) + " (rows: " + spaces.get(0).label() + " " + reference[0] + ", "
+                                + spaces.get(i).label() + " " + digests.get(i)[0] + ")";
+                    }
                 }
             }
+            return Arrays.asList(differences);
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
         }
-        return null;
     }
 
     private static String[] digest(Connection c, String table, String key) throws SQLException {
@@ -39,8 +69,8 @@ final class DataComparison {
         }
     }
 
-    private static String firstDifferentRow(Connection a, Connection b, String tableA, String tableB, String key)
-            throws SQLException {
+    private static String firstDifferentRow(Connection a, Connection b, String tableA, String tableB, String key,
+            String labelA, String labelB) throws SQLException {
         String sql = "SELECT t::text FROM %s t ORDER BY t." + key;
         try (Statement sa = a.createStatement(); Statement sb = b.createStatement();
                 ResultSet ra = sa.executeQuery(String.format(sql, tableA));
@@ -56,7 +86,7 @@ final class DataComparison {
                 String rowA = hasA ? ra.getString(1) : "(no row)";
                 String rowB = hasB ? rb.getString(1) : "(no row)";
                 if (!rowA.equals(rowB)) {
-                    return "row " + n + " in primary-key order: bare " + rowA + " vs. Flushless " + rowB;
+                    return "row " + n + " in primary-key order: " + labelA + " " + rowA + " vs. " + labelB + " " + rowB;
                 }
             }
         }
