@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Flushless demo: an order-processing workload (Hibernate 6 + HikariCP) run through bare pgjdbc and
-# through Flushless, each into a fresh database, then one table comparing server statements, client round
-# trips, estimated YugabyteDB flushes, wall time, and whether the data is identical.
+# through Flushless (flushless.mode=batch, then flushless.mode=transaction), each into a fresh database,
+# then one table comparing server statements, client round trips, estimated YugabyteDB flushes, wall time,
+# and whether the data is identical in all of them.
 #
 #   examples/demo/run.sh                     embedded PostgreSQL (needs only JDK 17+ and Maven)
 #   examples/demo/run.sh --url 'jdbc:postgresql://host:5432/postgres?user=u&password=p'   any server
+#   examples/demo/run.sh --mode transaction  bare pgjdbc vs one Flushless mode only (batch|transaction|both)
 #   examples/demo/run.sh --help              all options
 #
 # Works from any directory. Builds the driver (`mvn -q -B install -DskipTests` at the repository root),
