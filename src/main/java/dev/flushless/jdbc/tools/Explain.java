@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.tools;
 
+import dev.flushless.jdbc.FlushlessProperty;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
@@ -11,6 +12,9 @@ import dev.flushless.jdbc.batch.SessionFacts;
 import dev.flushless.jdbc.batch.StatementBatchPlanner;
 import dev.flushless.jdbc.batch.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.buffer.BufferedWrite;
+import dev.flushless.jdbc.buffer.FlushPlanner;
+import dev.flushless.jdbc.buffer.TransactionBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -28,11 +32,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * {@code explain}: reads SQL statements and prints how Flushless (batch mode) would treat each as a
  * {@code PreparedStatement} batch, how runs of parameterless writes would be grouped as {@code Statement}
- * batches, and a summary. Offline: the catalog is synthetic (plain tables, the named columns typed text).
+ * batches, and a summary; with {@code --mode transaction} also how {@code flushless.mode=transaction} would run
+ * the script as one explicit transaction (what is buffered, what flushes and why, the commit). Offline: the
+ * catalog is synthetic (plain tables, the named columns typed text).
  */
 public final class Explain {
 
@@ -43,9 +50,11 @@ public final class Explain {
             "would treat each one: as a PreparedStatement batch of N rows (coalesced or not, why, the rewrite kind,",
             "the statements sent and the rewritten SQL), how runs of parameterless INSERT/UPDATE/DELETE statements",
             "would be grouped as Statement batches (CTE chains), and a summary of statements and estimated flushes.",
+            "With --mode transaction, then also the script as one explicit transaction (setAutoCommit(false), each",
+            "statement executed once, commit()): which INSERTs are buffered, which statements send the buffer and",
+            "why, the commit, the SQL each flush sends, and round trips compared with bare pgjdbc.",
             "",
-            "  --mode batch|transaction  flushless.mode to explain (default batch; transaction is not implemented",
-            "                            yet and is explained as batch)",
+            "  --mode batch|transaction  flushless.mode to explain (default batch)",
             "  --rows N                  rows in each PreparedStatement batch (default 1000, 1 to 1000000)",
             "  --max-rows N              flushless.maxRowsPerStatement (default 4096, 1 to 65535)",
             "  --full-sql                print rewritten SQL in full (long texts are shortened by default)",
@@ -221,12 +230,13 @@ public final class Explain {
         }
         out.println("Flushless explain: " + items.size() + " statement" + (items.size() == 1 ? "" : "s") + " from "
                 + (file.equals("-") ? "stdin" : file));
-        if (mode.equals("transaction")) {
-            out.println("Note: flushless.mode=transaction is not implemented yet (today it behaves like batch);"
-                    + " explained as batch.");
-        }
-        out.println("Settings: flushless.mode=batch, flushless.maxRowsPerStatement=" + maxRows
+        out.println("Settings: flushless.mode=" + mode + ", flushless.maxRowsPerStatement=" + maxRows
                 + ", PreparedStatement batches of " + rows + " row" + (rows == 1 ? "" : "s") + ".");
+        if (mode.equals("transaction")) {
+            out.println("The batch sections and their summary come first (batches in autocommit run exactly as in");
+            out.println("  flushless.mode=batch); the section \"flushless.mode=transaction\" then runs the script as one");
+            out.println("  explicit transaction.");
+        }
         out.println("Offline assumptions: every table is a plain table without triggers, rules or row-level security,");
         out.println("  with the columns the statements name, typed text; parameters are bound with setString (a parameter");
         out.println("  inside an expression such as col + ? with setLong), distinct per row. Casts and rewrite forms are");
@@ -322,6 +332,9 @@ public final class Explain {
                 + (preparedWritesSent + chainSent) + " after");
         out.println("  (simple model for now: one flush per INSERT, UPDATE or DELETE statement sent; other statements");
         out.println("  are not counted as flushes)");
+        if (mode.equals("transaction")) {
+            explainTransaction(items);
+        }
     }
 
     /** Prints one Statement batch; returns the statements it sends. */
@@ -367,6 +380,359 @@ public final class Explain {
             }
         }
         return plan.statements().size();
+    }
+
+    // ---- flushless.mode=transaction ----
+
+    private static final long MAX_BUFFERED_ROWS = Long.parseLong(FlushlessProperty.MAX_BUFFERED_ROWS.defaultValue());
+    private static final long MAX_BUFFERED_BYTES = Long.parseLong(FlushlessProperty.MAX_BUFFERED_BYTES.defaultValue());
+    private static final Pattern BEGIN = Pattern.compile("(?is)(begin|start\\s+transaction)\\b.*");
+    private static final Pattern COMMIT = Pattern.compile("(?is)(commit|end)\\b(?!\\s+prepared\\b).*");
+    private static final Pattern ROLLBACK = Pattern.compile("(?is)(rollback|abort)\\b(?!\\s+(to|prepared)\\b).*");
+
+    /** Offline table identities of the transaction section: one OID per name, compared case-insensitively. */
+    private final Map<String, Long> transactionOids = new HashMap<>();
+
+    /**
+     * A table name as the transaction section compares it, offline: quotes dropped, lower case, schema left
+     * out (so {@code public.Orders} and {@code orders} are taken to be one table: when in doubt, flush).
+     */
+    static String tableKey(String name) {
+        String key = name.replace("\"", "").toLowerCase(Locale.ROOT).strip();
+        int dot = key.lastIndexOf('.');
+        return dot < 0 ? key : key.substring(dot + 1);
+    }
+
+    private TableInfo transactionTable(String name, List<String> columns) {
+        long oid = transactionOids.computeIfAbsent(tableKey(name == null ? "" : name), k -> 200_000L + transactionOids.size());
+        Map<String, ColumnInfo> info = new LinkedHashMap<>();
+        for (String column : columns) {
+            info.put(column, new ColumnInfo(column, 25, "text", true));
+        }
+        return new TableInfo(oid, null, null, false, info);
+    }
+
+    /** Counters of the transaction section, over the whole script. */
+    private static final class TransactionTally {
+        long issued;
+        long buffered;
+        long readsWithoutFlush;
+        long bareCommits;
+        long bareRollbacks;
+        long transactionEnds;
+        long transactionTrips;
+        long transactionSent;
+        long flushStatements;
+        long fusedCommits;
+        final Map<String, Long> flushes = new LinkedHashMap<>();
+
+        void flush(String cause, int statements) {
+            flushes.merge(cause, 1L, Long::sum);
+            flushStatements += statements;
+        }
+    }
+
+    /** One transaction of the script as flushless.mode=transaction runs it. */
+    private static final class Txn {
+        final TransactionBuffer buffer = new TransactionBuffer();
+        final List<Integer> bufferedNumbers = new ArrayList<>();
+        /** Something of the transaction reached the server (pgjdbc left autocommit): no fused commit. */
+        boolean sent;
+        /** Statements of the transaction (bare pgjdbc then ends it with a COMMIT or ROLLBACK round trip). */
+        int statements;
+    }
+
+    /**
+     * Explains the script as {@code flushless.mode=transaction} runs it: {@code setAutoCommit(false)}, each
+     * statement executed once (with parameters: a {@code PreparedStatement}, every parameter set; without: a
+     * {@code Statement}), then {@code commit()}. BEGIN/START TRANSACTION lines are taken as that
+     * {@code setAutoCommit(false)}, COMMIT/END and ROLLBACK/ABORT lines as {@code commit()} and {@code rollback()}
+     * (statements after them form the next transaction).
+     */
+    private void explainTransaction(List<Item> items) {
+        out.println();
+        out.println("== flushless.mode=transaction: the script as one explicit transaction ==");
+        out.println("setAutoCommit(false), then each statement executed once (with parameters: a PreparedStatement with");
+        out.println("every parameter set; without: a Statement), then commit(). BEGIN and COMMIT/END lines are taken as");
+        out.println("those calls, ROLLBACK as rollback(). Tables are compared by name (case-insensitively, schema left");
+        out.println("out) and assumed to be plain tables; a view or a table with triggers would make it flush or not buffer.");
+        TransactionTally tally = new TransactionTally();
+        Txn txn = new Txn();
+        for (Item item : items) {
+            String sql = item.description().sql();
+            String text = sql.substring(firstSignificant(sql, 0, sql.length()));
+            out.println();
+            out.println("[" + item.number() + "] line " + item.line() + ": " + oneLine(text));
+            if (BEGIN.matcher(text).matches()) {
+                out.println("  transaction start: taken as setAutoCommit(false); nothing is sent");
+                continue;
+            }
+            if (COMMIT.matcher(text).matches()) {
+                endTransaction(txn, tally, true);
+                txn = new Txn();
+                continue;
+            }
+            if (ROLLBACK.matcher(text).matches()) {
+                endTransaction(txn, tally, false);
+                txn = new Txn();
+                continue;
+            }
+            tally.issued++;
+            txn.statements++;
+            explainInTransaction(item, txn, tally);
+        }
+        if (txn.statements > 0 || !txn.buffer.isEmpty()) {
+            out.println();
+            out.println("end of script:");
+            endTransaction(txn, tally, true);
+        }
+
+        long bareEnds = tally.bareCommits + tally.bareRollbacks;
+        String ends = (tally.bareCommits > 0 || tally.bareRollbacks == 0 ? tally.bareCommits + " COMMIT" : "")
+                + (tally.bareCommits > 0 && tally.bareRollbacks > 0 ? " + " : "")
+                + (tally.bareRollbacks > 0 ? tally.bareRollbacks + " ROLLBACK" : "");
+        long bareTrips = tally.issued + bareEnds;
+        long asIssued = tally.issued - tally.buffered;
+        long flushCount = tally.flushes.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder causes = new StringBuilder();
+        tally.flushes.forEach((cause, n) -> causes.append(causes.length() == 0 ? "" : ", ").append(cause).append(' ').append(n));
+        out.println();
+        out.println("== Summary (flushless.mode=transaction) ==");
+        say("statements issued: " + tally.issued + " (" + tally.buffered + " buffered, "
+                + tally.readsWithoutFlush + " read" + (tally.readsWithoutFlush == 1 ? "" : "s") + " without flushing, "
+                + (asIssued - tally.readsWithoutFlush) + " other sent when issued)");
+        say("flushes: " + flushCount + (flushCount == 0 ? "" : " (" + causes + ")") + ", sending "
+                + plural(tally.flushStatements, "statement") + " for the " + plural(tally.buffered, "buffered INSERT"));
+        say("round trips: bare pgjdbc " + bareTrips + " (" + tally.issued + " statements + " + ends
+                + ") -> flushless.mode=transaction " + tally.transactionTrips);
+        say("statements sent (BEGIN not counted): bare pgjdbc " + bareTrips + " -> flushless.mode=transaction "
+                + tally.transactionSent + " (" + tally.flushStatements + " by flushes, " + asIssued + " as issued, "
+                + tally.transactionEnds + " COMMIT/ROLLBACK" + (tally.fusedCommits == 0 ? ""
+                        : "; " + plural(tally.fusedCommits, "commit") + " fused, without COMMIT") + ")");
+    }
+
+    /** One statement inside the transaction: buffered, run without flushing, or run after (or with) a flush. */
+    private void explainInTransaction(Item item, Txn txn, TransactionTally tally) {
+        StatementDescription d = item.description();
+        StatementDescription.Kind lead = SqlAnalyzer.leadingKind(d.sql());
+        String notBuffered = lead == StatementDescription.Kind.INSERT ? whyNotBuffered(d) : null;
+        if (lead == StatementDescription.Kind.INSERT && notBuffered == null) {
+            TableInfo table = transactionTable(d.targetTable(), d.insertColumns());
+            Bind[] row = new Bind[d.parameterCount()];
+            for (int p = 0; p < row.length; p++) {
+                row[p] = Bind.ofString("s" + item.number() + "p" + (p + 1));
+            }
+            txn.buffer.add(new BufferedWrite(d, table, List.<Bind[]>of(row), d.parameterCount() == 0, false));
+            txn.bufferedNumbers.add(item.number());
+            tally.buffered++;
+            say("buffered: a plain INSERT ... VALUES (one tuple, no RETURNING or ON CONFLICT): update count 1"
+                    + " acknowledged at once, nothing sent");
+            if (txn.buffer.rows() >= MAX_BUFFERED_ROWS || txn.buffer.bytes() >= MAX_BUFFERED_BYTES) {
+                flush(txn, tally, "then flush", "size bound", "the buffer reached flushless.maxBufferedRows ("
+                        + MAX_BUFFERED_ROWS + ") or flushless.maxBufferedBytes (" + MAX_BUFFERED_BYTES + ")");
+                tally.transactionTrips++;
+            }
+            return;
+        }
+        if (notBuffered != null) {
+            say("not buffered: " + notBuffered);
+        }
+        if (lead == StatementDescription.Kind.SELECT) {
+            List<String> read = d.tablesRead();
+            if (txn.buffer.isEmpty()) {
+                say("runs as sent: nothing is buffered; 1 round trip");
+            } else if (read == null) {
+                flushFirst(txn, tally, "unanalysable read", "a read the analysis cannot bound (a view or user function,"
+                        + " a locking clause, text it does not parse, ...): it may read what the buffer wrote");
+                return;
+            } else {
+                List<String> written = new ArrayList<>();
+                for (String name : read) {
+                    if (txn.buffer.wrote(transactionTable(name, List.of()))) {
+                        written.add(name);
+                    }
+                }
+                if (!written.isEmpty()) {
+                    flushFirst(txn, tally, "read of a written table", "reads " + String.join(", ", written)
+                            + ", which the buffered INSERTs write");
+                    return;
+                }
+                tally.readsWithoutFlush++;
+                say("runs without flushing: " + (read.isEmpty() ? "reads no table"
+                        : "reads only " + String.join(", ", read) + ", none written by the buffer") + "; "
+                        + (txn.buffer.rows() == 1 ? "the buffered INSERT stays" : "the " + txn.buffer.rows()
+                                + " buffered INSERTs stay") + " buffered; 1 round trip");
+            }
+            sentAsIssued(txn, tally);
+            return;
+        }
+        if (lead.isWrite()) {
+            if (txn.buffer.isEmpty()) {
+                say("runs as sent: nothing is buffered to send with it; 1 round trip");
+                sentAsIssued(txn, tally);
+                return;
+            }
+            if (d.isSingleStatement() && !d.hasReturning()) {
+                flush(txn, tally, "flush with it", "write riding along", "its update count is needed at once, so it"
+                        + " rides along with the buffer");
+                tally.transactionSent++;
+                tally.transactionTrips++;
+                txn.sent = true;
+                return;
+            }
+            flushFirst(txn, tally, "write that cannot ride along", d.hasReturning() ? "RETURNING: its rows are read"
+                    : "not a single statement");
+            return;
+        }
+        if (txn.buffer.isEmpty()) {
+            say("runs as sent: nothing is buffered; 1 round trip");
+            sentAsIssued(txn, tally);
+            return;
+        }
+        flushFirst(txn, tally, "DDL or other statement", "neither a SELECT nor a write (" + d.kind() + ")");
+    }
+
+    /** Why an INSERT is not buffered (its update count is not known in advance), or null when it is buffered. */
+    private static String whyNotBuffered(StatementDescription d) {
+        if (!d.isSingleStatement()) {
+            return "not a single statement";
+        }
+        if (!d.isCoalescable()) {
+            return d.fallbackReason();
+        }
+        if (d.onConflict() != StatementDescription.OnConflict.NONE) {
+            return "ON CONFLICT: its update count is not known in advance";
+        }
+        if (d.hasReturning()) {
+            return "RETURNING: its rows are read";
+        }
+        if (d.tupleStart() < 0) {
+            return "not a single VALUES tuple";
+        }
+        return null;
+    }
+
+    /** The statement runs on the server when issued (after a flush, or with nothing buffered). */
+    private static void sentAsIssued(Txn txn, TransactionTally tally) {
+        tally.transactionSent++;
+        tally.transactionTrips++;
+        txn.sent = true;
+    }
+
+    /** A flush in its own round trip, then the statement itself. */
+    private void flushFirst(Txn txn, TransactionTally tally, String cause, String why) {
+        flush(txn, tally, "flush first", cause, why);
+        say("then the statement itself: 2 round trips in all");
+        tally.transactionTrips++;
+        sentAsIssued(txn, tally);
+    }
+
+    /**
+     * Sends the buffer (the caller counts the round trip): prints why, what it sends and the SQL (shortened
+     * unless --full-sql); returns the number of statements. {@code label} is "flush first", "flush with it"
+     * (the statement rides in the same round trip) or "then flush".
+     */
+    private int flush(Txn txn, TransactionTally tally, String label, String cause, String why) {
+        int writes = txn.bufferedNumbers.size();
+        List<BatchPlan.Step> steps = FlushPlanner.plan(txn.buffer.take(), SessionFacts.UNKNOWN, maxRows);
+        String sent = plural(writes, "buffered INSERT") + " (" + numbers(txn.bufferedNumbers) + ") as "
+                + plural(steps.size(), "statement");
+        if (label.equals("flush with it")) {
+            say(label + " (" + cause + "): " + why + ": sends " + sent + ", then this statement, in one round trip");
+        } else {
+            say(label + " (" + cause + "): " + why + "; sends " + sent + " in one round trip");
+        }
+        printSteps(steps);
+        txn.bufferedNumbers.clear();
+        txn.sent = true;
+        tally.flush(cause, steps.size());
+        tally.transactionSent += steps.size();
+        return steps.size();
+    }
+
+    private void printSteps(List<BatchPlan.Step> steps) {
+        for (int i = 0; i < steps.size(); i++) {
+            out.println("    flush statement " + (i + 1) + " of " + steps.size() + ":");
+            out.println(indent(shown(steps.get(i).sql()), "      "));
+        }
+    }
+
+    /** {@code commit()} (or {@code rollback()}) of one transaction of the script. */
+    private void endTransaction(Txn txn, TransactionTally tally, boolean commit) {
+        if (txn.statements > 0) { // bare pgjdbc: COMMIT/ROLLBACK in a round trip of its own
+            if (commit) {
+                tally.bareCommits++;
+            } else {
+                tally.bareRollbacks++;
+            }
+        }
+        if (!commit) {
+            int discarded = txn.bufferedNumbers.size();
+            txn.buffer.discard();
+            say("rollback(): " + (discarded == 0 ? "" : plural(discarded, "buffered INSERT") + " ("
+                    + numbers(txn.bufferedNumbers) + ") discarded unsent; ") + (txn.sent ? "ROLLBACK: 1 round trip"
+                            : "nothing of the transaction was sent: no round trip"));
+            if (txn.sent) {
+                tally.transactionTrips++;
+                tally.transactionSent++;
+                tally.transactionEnds++;
+            }
+            return;
+        }
+        if (txn.buffer.isEmpty()) {
+            say("commit(): nothing buffered; " + (txn.sent ? "COMMIT: 1 round trip"
+                    : "nothing of the transaction was sent: no round trip"));
+            if (txn.sent) {
+                tally.transactionTrips++;
+                tally.transactionSent++;
+                tally.transactionEnds++;
+            }
+            return;
+        }
+        int writes = txn.bufferedNumbers.size();
+        String numbers = numbers(txn.bufferedNumbers);
+        List<BatchPlan.Step> steps = FlushPlanner.plan(txn.buffer.take(), SessionFacts.UNKNOWN, maxRows);
+        if (txn.sent) {
+            say("commit(): sends the " + plural(writes, "buffered INSERT") + " (" + numbers + ") as "
+                    + plural(steps.size(), "statement") + " and COMMIT in one round trip");
+            tally.transactionSent++;
+            tally.transactionEnds++;
+        } else {
+            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
+                    "buffered INSERT") + " (" + numbers + ") run as one implicit transaction (no BEGIN, no COMMIT): "
+                    + plural(steps.size(), "statement") + " in one round trip, all committed or none");
+            tally.fusedCommits++;
+        }
+        printSteps(steps);
+        tally.flush("at commit", steps.size());
+        tally.transactionSent += steps.size();
+        tally.transactionTrips++;
+    }
+
+    /** Prints one explanation line, indented, wrapped at about 110 characters. */
+    private void say(String text) {
+        StringBuilder line = new StringBuilder("  ");
+        for (String word : text.split(" ")) {
+            if (line.length() > 2 && line.length() + 1 + word.length() > 110) {
+                out.println(line);
+                line.setLength(0);
+                line.append("  ");
+            }
+            line.append(line.length() > 2 ? " " : "").append(word);
+        }
+        out.println(line);
+    }
+
+    /** Statement numbers as {@code [1], [2], [3]}, long lists shortened. */
+    private static String numbers(List<Integer> numbers) {
+        if (numbers.size() <= 6) {
+            StringBuilder sb = new StringBuilder();
+            for (int n : numbers) {
+                sb.append(sb.length() > 0 ? ", " : "").append('[').append(n).append(']');
+            }
+            return sb.toString();
+        }
+        return "[" + numbers.get(0) + "], [" + numbers.get(1) + "], ..., [" + numbers.get(numbers.size() - 1) + "]";
     }
 
     private BatchPlan planPrepared(StatementDescription d) {

@@ -1,6 +1,7 @@
 package dev.flushless.jdbc.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
@@ -129,12 +130,132 @@ class ExplainTest {
         assertTrue(r.out().contains("Statement batches (parameterless writes, once each): 4 issued -> 2 sent"), r.out());
     }
 
+    /** The output with every run of whitespace as one space (explanations wrap at about 110 characters). */
+    private static String flat(Result r) {
+        return r.out().replaceAll("\\s+", " ");
+    }
+
+    /** The transaction section and its summary only. */
+    private static String transactionSection(Result r) {
+        String out = flat(r);
+        int start = out.indexOf("== flushless.mode=transaction:");
+        assertTrue(start >= 0, r.out());
+        return out.substring(start);
+    }
+
     @Test
-    void transactionModeIsExplainedAsBatch() {
-        Result r = run("DELETE FROM carts WHERE id = ?", "explain", "--mode", "transaction", "-");
+    void batchModeHasNoTransactionSection() {
+        Result r = run("INSERT INTO t (a) VALUES (?)", "explain", "-");
         assertEquals(0, r.code(), r.err());
-        assertTrue(r.out().contains("transaction is not implemented yet"), r.out());
-        assertTrue(r.out().contains("coalesced: delete-using"), r.out());
+        assertFalse(r.out().contains("flushless.mode=transaction"), r.out());
+    }
+
+    /**
+     * The multi-statement article's three-table transaction in transaction mode: the three INSERTs are
+     * buffered and the commit, with nothing sent before, runs them as one statement in one round trip.
+     */
+    @Test
+    void referenceArticleThreeTableTransactionIsOneRoundTrip() {
+        Result r = run("insert into demo1(value) values ('Bonjour');\n"
+                + "insert into demo2(value) values ('Ciao');\n"
+                + "insert into demo3(value) values ('Grüezi');\n", "explain", "--mode", "transaction", "-");
+        assertEquals(0, r.code(), r.err());
+        assertFalse(r.out().contains("not implemented"), r.out());
+        assertTrue(r.out().contains("Settings: flushless.mode=transaction,"), r.out());
+        // the batch sections are kept as they are
+        assertTrue(r.out().contains("Statement batch of statements [1] to [3]: coalesced: statement-chain"), r.out());
+        String tx = transactionSection(r);
+        assertEquals(3, tx.split("buffered: a plain INSERT \\.\\.\\. VALUES", -1).length - 1, tx);
+        assertTrue(tx.contains("end of script: commit(), fused: nothing of the transaction was sent yet, so the 3"
+                + " buffered INSERTs ([1], [2], [3]) run as one implicit transaction (no BEGIN, no COMMIT): 1 statement"
+                + " in one round trip"), tx);
+        assertTrue(tx.contains("flush statement 1 of 1: WITH flushless_s1 AS (insert into demo1(value) values ('Bonjour')"),
+                tx);
+        assertTrue(tx.contains("flushless_s3 AS (insert into demo3(value) values ('Grüezi') RETURNING 1)"), tx);
+        assertTrue(tx.contains("flushes: 1 (at commit 1), sending 1 statement for the 3 buffered INSERTs"), tx);
+        assertTrue(tx.contains("round trips: bare pgjdbc 4 (3 statements + 1 COMMIT) -> flushless.mode=transaction 1"), tx);
+        assertTrue(tx.contains("statements sent (BEGIN not counted): bare pgjdbc 4 -> flushless.mode=transaction 1"), tx);
+        assertTrue(tx.contains("1 commit fused, without COMMIT"), tx);
+    }
+
+    /** BEGIN and COMMIT lines are the transaction's boundaries, not statements. */
+    @Test
+    void beginAndCommitLinesAreTheTransactionBoundaries() {
+        Result r = run("BEGIN;\ninsert into a (v) values ('x');\ninsert into b (v) values ('y');\nCOMMIT;\n", "explain",
+                "--mode", "transaction", "-");
+        assertEquals(0, r.code(), r.err());
+        String tx = transactionSection(r);
+        assertTrue(tx.contains("[1] line 1: BEGIN transaction start: taken as setAutoCommit(false); nothing is sent"), tx);
+        assertTrue(tx.contains("[4] line 4: COMMIT commit(), fused"), tx);
+        assertFalse(tx.contains("end of script"), tx);
+        assertTrue(tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 1"), tx);
+    }
+
+    @Test
+    void insertThenSelectOfTheSameTableFlushesBeforeTheSelect() {
+        Result r = run("INSERT INTO orders (id, customer) VALUES (?, ?);\n"
+                + "SELECT count(*) FROM Orders WHERE customer = ?;\n", "explain", "--mode", "transaction", "-");
+        assertEquals(0, r.code(), r.err());
+        String tx = transactionSection(r);
+        assertTrue(tx.contains("[1] line 1: INSERT INTO orders (id, customer) VALUES (?, ?) buffered"), tx);
+        assertTrue(tx.contains("[2] line 2: SELECT count(*) FROM Orders WHERE customer = ? flush first (read of a written"
+                + " table): reads Orders, which the buffered INSERTs write; sends 1 buffered INSERT ([1]) as 1 statement"
+                + " in one round trip flush statement 1 of 1: WITH flushless_s1 AS (INSERT INTO orders (id, customer)"
+                + " VALUES (?, ?) RETURNING 1)"), tx);
+        assertTrue(tx.contains("then the statement itself: 2 round trips in all"), tx);
+        assertTrue(tx.contains("end of script: commit(): nothing buffered; COMMIT: 1 round trip"), tx);
+        assertTrue(tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 3"), tx);
+    }
+
+    /** Hibernate's id fetches and reads of other tables leave the buffer alone; the commit then sends it with COMMIT. */
+    @Test
+    void nextvalAndReadsOfOtherTablesDoNotFlush() {
+        Result r = run("INSERT INTO orders (id) VALUES (?);\n"
+                + "select nextval('order_seq');\n"
+                + "SELECT price FROM products WHERE sku = ?;\n"
+                + "INSERT INTO order_line (order_id, sku) VALUES (?, ?);\n", "explain", "--mode", "transaction", "-");
+        assertEquals(0, r.code(), r.err());
+        String tx = transactionSection(r);
+        assertTrue(tx.contains("[2] line 2: select nextval('order_seq') runs without flushing: reads no table; the"
+                + " buffered INSERT stays buffered; 1 round trip"), tx);
+        assertTrue(tx.contains("[3] line 3: SELECT price FROM products WHERE sku = ? runs without flushing: reads only"
+                + " products, none written by the buffer"), tx);
+        assertFalse(tx.contains("flush first"), tx);
+        assertTrue(tx.contains("commit(): sends the 2 buffered INSERTs ([1], [4]) as 1 statement and COMMIT in one round"
+                + " trip"), tx);
+        assertTrue(tx.contains("round trips: bare pgjdbc 5 (4 statements + 1 COMMIT) -> flushless.mode=transaction 3"), tx);
+        assertTrue(tx.contains("2 reads without flushing"), tx);
+    }
+
+    @Test
+    void writesRideAlongOrFlushFirstAndDdlFlushes() {
+        Result r = run("INSERT INTO log (msg) VALUES ('a');\n"
+                + "UPDATE stock SET n = n - ? WHERE sku = ?;\n"
+                + "INSERT INTO log (msg) VALUES ('b');\n"
+                + "INSERT INTO log (msg) VALUES ('c') RETURNING id;\n"
+                + "INSERT INTO log (msg) VALUES ('d');\n"
+                + "CREATE INDEX ON log (msg);\n"
+                + "INSERT INTO log (msg) VALUES ('e');\n"
+                + "SELECT f(1);\n"
+                + "INSERT INTO log (msg) VALUES ('f');\n"
+                + "ROLLBACK;\n", "explain", "--mode", "transaction", "-");
+        assertEquals(0, r.code(), r.err());
+        String tx = transactionSection(r);
+        assertTrue(tx.contains("[2] line 2: UPDATE stock SET n = n - ? WHERE sku = ? flush with it (write riding along):"
+                + " its update count is needed at once, so it rides along with the buffer: sends 1 buffered INSERT ([1])"
+                + " as 1 statement, then this statement, in one round trip"), tx);
+        assertTrue(tx.contains("[4] line 4: INSERT INTO log (msg) VALUES ('c') RETURNING id not buffered: RETURNING: its"
+                + " rows are read flush first (write that cannot ride along): RETURNING: its rows are read; sends 1"
+                + " buffered INSERT ([3])"), tx);
+        assertTrue(tx.contains("[6] line 6: CREATE INDEX ON log (msg) flush first (DDL or other statement): neither a"
+                + " SELECT nor a write (DDL); sends 1 buffered INSERT ([5])"), tx);
+        assertTrue(tx.contains("[8] line 8: SELECT f(1) flush first (unanalysable read)"), tx);
+        assertTrue(tx.contains("[10] line 10: ROLLBACK rollback(): 1 buffered INSERT ([9]) discarded unsent; ROLLBACK: 1"
+                + " round trip"), tx);
+        assertTrue(tx.contains("flushes: 4 (write riding along 1, write that cannot ride along 1, DDL or other statement 1,"
+                + " unanalysable read 1), sending 4 statements for the 5 buffered INSERTs"), tx);
+        // bare: 9 statements + ROLLBACK; transaction mode: UPDATE (with its ride), 3 x (flush + statement), ROLLBACK
+        assertTrue(tx.contains("round trips: bare pgjdbc 10 (9 statements + 1 ROLLBACK) -> flushless.mode=transaction 8"), tx);
     }
 
     @Test
