@@ -409,7 +409,9 @@ public final class Explain {
         for (String column : columns) {
             info.put(column, new ColumnInfo(column, 25, "text", true));
         }
-        return new TableInfo(oid, null, null, false, info);
+        // Offline assumption: the table has the columns the statements name and no identity column or default
+        // that draws from a sequence (ids supplied by the application, as Hibernate's pooled ids are).
+        return new TableInfo(oid, null, null, false, info, new long[] {oid}, false);
     }
 
     /** Counters of the transaction section, over the whole script. */
@@ -455,7 +457,8 @@ public final class Explain {
         out.println("setAutoCommit(false), then each statement executed once (with parameters: a PreparedStatement with");
         out.println("every parameter set; without: a Statement), then commit(). BEGIN and COMMIT/END lines are taken as");
         out.println("those calls, ROLLBACK as rollback(). Tables are compared by name (case-insensitively, schema left");
-        out.println("out) and assumed to be plain tables; a view or a table with triggers would make it flush or not buffer.");
+        out.println("out) and assumed to be plain tables without identity columns or sequence defaults; a view, a table");
+        out.println("with triggers or a serial id left to its default would make it flush (or not buffer) more often.");
         TransactionTally tally = new TransactionTally();
         Txn txn = new Txn();
         for (Item item : items) {
@@ -557,11 +560,21 @@ public final class Explain {
                             + ", which the buffered INSERTs write");
                     return;
                 }
+                if (d.callsSequenceFunctions() && txn.buffer.drawsFromSequences()) {
+                    flushFirst(txn, tally, "sequence call", "a buffered INSERT may draw from a sequence, so nextval,"
+                            + " currval, lastval and setval wait for it");
+                    return;
+                }
                 tally.readsWithoutFlush++;
                 say("runs without flushing: " + (read.isEmpty() ? "reads no table"
                         : "reads only " + String.join(", ", read) + ", none written by the buffer") + "; "
                         + (txn.buffer.rows() == 1 ? "the buffered INSERT stays" : "the " + txn.buffer.rows()
                                 + " buffered INSERTs stay") + " buffered; 1 round trip");
+                if (d.callsSequenceFunctions()) {
+                    say("(a sequence call: it flushes first when a buffered INSERT's table has an identity column or a"
+                            + " default drawing from a sequence, e.g. a serial id the INSERT leaves out; assumed not"
+                            + " offline)");
+                }
             }
             sentAsIssued(txn, tally);
             return;

@@ -207,7 +207,11 @@ class ExplainTest {
         assertTrue(tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 3"), tx);
     }
 
-    /** Hibernate's id fetches and reads of other tables leave the buffer alone; the commit then sends it with COMMIT. */
+    /**
+     * Hibernate's id fetches and reads of other tables leave the buffer alone (offline, tables are assumed to
+     * have no identity column or sequence default, which would make the nextval flush); the commit then sends
+     * the buffer with COMMIT.
+     */
     @Test
     void nextvalAndReadsOfOtherTablesDoNotFlush() {
         Result r = run("INSERT INTO orders (id) VALUES (?);\n"
@@ -218,6 +222,8 @@ class ExplainTest {
         String tx = transactionSection(r);
         assertTrue(tx.contains("[2] line 2: select nextval('order_seq') runs without flushing: reads no table; the"
                 + " buffered INSERT stays buffered; 1 round trip"), tx);
+        assertTrue(tx.contains("(a sequence call: it flushes first when a buffered INSERT's table has an identity column"
+                + " or a default drawing from a sequence"), tx);
         assertTrue(tx.contains("[3] line 3: SELECT price FROM products WHERE sku = ? runs without flushing: reads only"
                 + " products, none written by the buffer"), tx);
         assertFalse(tx.contains("flush first"), tx);
