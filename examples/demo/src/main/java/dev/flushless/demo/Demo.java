@@ -466,7 +466,8 @@ public final class Demo {
         if (results.stream().anyMatch(r -> r.variant() == Variant.TRANSACTION)) {
             note.append(" Transaction mode buffers each transaction's INSERTs and sends them with the first statement"
                     + " that needs them (an UPDATE or DELETE batch rides along in its round trip) or with the commit."
-                    + " The round trips left are reads, sequence fetches (nextval sends nothing buffered), and the"
+                    + " The round trips left are reads, sequence fetches (Hibernate's nextval sends nothing buffered:"
+                    + " these tables take their ids from Hibernate, not from sequence defaults), and the"
                     + " UPDATE/DELETE batches after the first, whose counts Hibernate checks at once (the cancellations"
                     + " alternate DELETE batches of an order's lines and of the order: about two round trips per order"
                     + " in every run).");
