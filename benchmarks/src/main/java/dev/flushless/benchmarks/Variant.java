@@ -16,9 +16,14 @@ public enum Variant {
     /** The best hand-written SQL (one statement, autocommit, arrays bound as parameters). */
     HANDWRITTEN,
     /** Flushless, {@code flushless.mode=batch}. */
-    FLUSHLESS_BATCH;
-    // Add FLUSHLESS_TRANSACTION here (flushless.mode=transaction) when that mode lands: connect() maps
-    // the mode from the name, and every workload's @Param list names the variants it runs.
+    FLUSHLESS_BATCH,
+    /**
+     * Flushless, {@code flushless.mode=transaction}: plain INSERTs of an explicit transaction are buffered and
+     * sent with the next statement that needs them, or with the COMMIT (one implicit transaction when nothing
+     * else reached the server). The {@link Harness} maps the mode from the name; each workload's {@code @Param}
+     * list names the variants it runs.
+     */
+    FLUSHLESS_TRANSACTION;
 
     /** The name used in {@code @Param} values and in the results ({@code flushless_batch}). */
     public String id() {

@@ -25,7 +25,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @Measurement(iterations = 3, time = 1)
 public class W1InsertBatch {
 
-    @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
+    @Param({"bare", "rewrite", "handwritten", "flushless_batch", "flushless_transaction"})
     public String variant;
 
     /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */

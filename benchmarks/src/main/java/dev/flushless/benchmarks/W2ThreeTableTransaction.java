@@ -23,6 +23,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * W2: the three-table transaction of the reference article (one INSERT into each of three tables, then
  * COMMIT). Bare pgjdbc: 4 round trips (BEGIN rides with the first INSERT; COMMIT is its own). Hand-written:
  * one {@code WITH i1 AS (INSERT ..), i2 AS (..), i3 AS (..) SELECT ..} in autocommit, 1 round trip.
+ * {@code flushless_transaction}: the three INSERTs are buffered and sent at {@code commit()} as one implicit
+ * transaction, 1 round trip.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -32,7 +34,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @Measurement(iterations = 3, time = 1)
 public class W2ThreeTableTransaction {
 
-    @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
+    @Param({"bare", "rewrite", "handwritten", "flushless_batch", "flushless_transaction"})
     public String variant;
 
     /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */

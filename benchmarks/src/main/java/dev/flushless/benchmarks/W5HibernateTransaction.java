@@ -27,7 +27,9 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * does between its rare {@code nextval} calls). Hand-written: one {@code WITH p AS (INSERT parents), c AS
  * (INSERT children), u AS (UPDATE other parents) SELECT ..} in autocommit. That statement is correct only
  * because the updated parents are not the inserted ones (an UPDATE in a WITH does not see rows inserted by
- * the same statement): a careful engineer knows it, a driver cannot assume it.
+ * the same statement): a careful engineer knows it, a driver cannot assume it. {@code flushless_transaction}:
+ * the two INSERT batches are buffered and ride, in one round trip, with the coalesced UPDATE batch (whose
+ * counts the application checks before it commits); the COMMIT is a second round trip.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,7 +44,7 @@ public class W5HibernateTransaction {
     static final int UPDATES = 10;
     static final int SEEDED = 10_000;
 
-    @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
+    @Param({"bare", "rewrite", "handwritten", "flushless_batch", "flushless_transaction"})
     public String variant;
 
     /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */
