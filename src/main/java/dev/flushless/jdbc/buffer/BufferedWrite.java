@@ -23,7 +23,7 @@ public record BufferedWrite(StatementDescription statement, TableInfo table, Lis
     }
 
     /** Estimated bytes of the bound values (for {@code flushless.maxBufferedBytes}). */
-    long estimatedBytes() {
+    public long estimatedBytes() {
         long bytes = 0;
         for (Bind[] row : rows) {
             bytes += 16;

@@ -147,13 +147,23 @@ final class TransactionBuffering {
         return table.barrier(connection.flushlessConfig().trustTriggers()) == null ? table : null;
     }
 
-    /** Adds a write {@link #bufferableTable} accepted; sends the buffer when it reached a size bound. */
+    /**
+     * Adds a write {@link #bufferableTable} accepted. The buffer never holds more than
+     * {@code flushless.maxBufferedRows} rows or {@code maxBufferedBytes}: what it holds is sent first when the
+     * write would cross a bound, and a single write larger than a bound is sent at once.
+     */
     void buffer(StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement,
             boolean batch) throws SQLException {
-        buffer.add(new BufferedWrite(statement, table, rows, plainStatement, batch));
-        if (buffer.rows() >= connection.flushlessConfig().maxBufferedRows()
-                || buffer.bytes() >= connection.flushlessConfig().maxBufferedBytes()) {
-            flush("when the buffer reached flushless.maxBufferedRows or flushless.maxBufferedBytes");
+        BufferedWrite write = new BufferedWrite(statement, table, rows, plainStatement, batch);
+        long maxRows = connection.flushlessConfig().maxBufferedRows();
+        long maxBytes = connection.flushlessConfig().maxBufferedBytes();
+        String when = "when the buffer reached flushless.maxBufferedRows or flushless.maxBufferedBytes";
+        if (!buffer.isEmpty() && (buffer.rows() + rows.size() > maxRows || buffer.bytes() + write.estimatedBytes() > maxBytes)) {
+            flush(when);
+        }
+        buffer.add(write);
+        if (buffer.rows() > maxRows || buffer.bytes() > maxBytes) {
+            flush(when);
         }
     }
 
