@@ -284,9 +284,15 @@ public final class BatchPlanner {
             conflictKey[k] = dml.assignments().stream().noneMatch(a -> a.column().equals(name));
         }
         List<List<Integer>> waves = new ArrayList<>();
-        Map<List<Object>, Integer> seen = new HashMap<>();
+        Map<Object, Integer> seen = new HashMap<>(rows.size() * 2);
+        int conflictKeys = 0;
+        for (boolean k : conflictKey) {
+            conflictKeys += k ? 1 : 0;
+        }
         for (int r = 0; r < rows.size(); r++) {
-            List<Object> key = new ArrayList<>(keyColumns.length);
+            // one conflict column: its canonical value is the key (no list per row); several: a list of them
+            List<Object> key = conflictKeys > 1 ? new ArrayList<>(conflictKeys) : null;
+            Object single = null;
             boolean matchesNothing = false;
             for (int k = 0; k < keyColumns.length; k++) {
                 Bind bind = rows.get(r)[dml.keys().get(k).parameter()];
@@ -302,13 +308,20 @@ public final class BatchPlanner {
                     return BatchPlan.fallback("key column " + keyColumns[k].name() + " of type " + keyColumns[k].typeName()
                             + " bound with " + bind.value().getClass().getSimpleName() + ": equality not modelled");
                 }
-                key.add(canonical);
+                if (key != null) {
+                    key.add(canonical);
+                } else {
+                    single = canonical;
+                }
             }
             int wave = 0;
             if (!matchesNothing) {
-                Integer previous = seen.get(key);
-                wave = previous == null ? 0 : previous + 1;
-                seen.put(key, wave);
+                Object mapKey = key != null ? key : single != null ? single : List.of();
+                Integer previous = seen.put(mapKey, 0);
+                if (previous != null) {
+                    wave = previous + 1;
+                    seen.put(mapKey, wave);
+                }
             }
             while (waves.size() <= wave) {
                 waves.add(new ArrayList<>());
@@ -561,18 +574,30 @@ public final class BatchPlanner {
                 : alignmentKey(value, column);
     }
 
+    /**
+     * Equal numbers as one value: integral values (whatever their Java class) as {@code Long}, others as a
+     * {@code BigDecimal} without trailing zeros (so 5, 5L and 5.00 are one key, as in SQL).
+     */
     private static Object canonicalNumber(Object value) {
-        BigDecimal decimal;
         if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
-            decimal = BigDecimal.valueOf(((Number) value).longValue());
-        } else if (value instanceof BigInteger big) {
+            return ((Number) value).longValue();
+        }
+        BigDecimal decimal;
+        if (value instanceof BigInteger big) {
             decimal = new BigDecimal(big);
         } else if (value instanceof BigDecimal big) {
             decimal = big;
         } else {
             return null;
         }
-        return decimal.signum() == 0 ? BigDecimal.ZERO : decimal.stripTrailingZeros();
+        if (decimal.signum() == 0) {
+            return 0L;
+        }
+        BigDecimal stripped = decimal.stripTrailingZeros();
+        if (stripped.scale() <= 0 && stripped.precision() - stripped.scale() <= 18) {
+            return stripped.longValueExact();
+        }
+        return stripped;
     }
 
     private static String stripTrailingSpaces(String s) {
