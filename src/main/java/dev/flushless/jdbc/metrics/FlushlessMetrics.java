@@ -47,9 +47,9 @@ public final class FlushlessMetrics implements MeterBinder {
         counter(registry, "flushless.round.trips", "Client round trips (estimated for batches run as sent)",
                 FlushlessStats::roundTrips, Tags.empty());
         counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes without Flushless",
-                FlushlessStats::writesIssued, Tags.of("phase", "before"));
+                FlushlessStats::estimatedFlushesBefore, Tags.of("phase", "before"));
         counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes with Flushless",
-                FlushlessStats::writesSent, Tags.of("phase", "after"));
+                FlushlessStats::estimatedFlushesAfter, Tags.of("phase", "after"));
         Timer flush = Timer.builder("flushless.flush").description("Duration of coalesced batch executions")
                 .tags(tags).register(registry);
         stats.addListener(new FlushlessStats.Listener() {

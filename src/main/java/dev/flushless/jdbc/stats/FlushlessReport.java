@@ -8,9 +8,11 @@ import java.util.Map;
  * @param statementsIssued statements the application issued (each batch row or Statement-batch member counts one)
  * @param statementsSent statements sent to the server for them (guard savepoints included)
  * @param roundTrips client round trips (estimated for batches run as sent, at pgjdbc's 256 per round trip)
- * @param estimatedFlushesBefore YugabyteDB flushes bare pgjdbc would have caused, estimated as one per write
- *     statement issued (until the YugabyteDB model lands)
- * @param estimatedFlushesAfter the same for the write statements Flushless sent
+ * @param estimatedFlushesBefore YugabyteDB flushes bare pgjdbc would have caused: one per write statement issued
+ *     ({@link YugabyteFlushModel}: a single-row write statement waits for one flush)
+ * @param estimatedFlushesAfter the same for the statements Flushless sent, by {@link YugabyteFlushModel}: one per
+ *     write statement and per 3072 rows it writes, one per row for a native ON CONFLICT statement on a release
+ *     that does not batch ON CONFLICT (assumed unless the connection is to a YugabyteDB that does)
  * @param coalescedRuns coalesced batch executions
  * @param coalescedNanos time spent in them
  * @param rewrites rows coalesced, by rewrite kind

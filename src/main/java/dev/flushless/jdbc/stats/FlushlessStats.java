@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counters of what the driver did: statements the application issued, statements sent for them, round
- * trips, write statements before and after (the simple YugabyteDB flush estimate: every top-level write
- * statement waits for at least one flush), rewrites by kind and fallbacks by reason. One instance per
+ * trips, write statements and estimated YugabyteDB flushes before and after ({@link YugabyteFlushModel}: every
+ * top-level write statement waits for at least one flush, one more per 3072 rows it writes, and a native
+ * ON CONFLICT statement one per row on releases that do not batch it), rewrites by kind and fallbacks by reason. One instance per
  * connection, each also feeding {@link #GLOBAL} (the whole driver). Thread-safe and cheap on the hot path:
  * adders, no locks. {@link #report()} takes a snapshot.
  */
@@ -40,6 +41,8 @@ public final class FlushlessStats {
     private final LongAdder roundTrips = new LongAdder();
     private final LongAdder writesIssued = new LongAdder();
     private final LongAdder writesSent = new LongAdder();
+    private final LongAdder flushesBefore = new LongAdder();
+    private final LongAdder flushesAfter = new LongAdder();
     private final LongAdder coalescedRuns = new LongAdder();
     private final LongAdder coalescedNanos = new LongAdder();
     private final Map<String, LongAdder> rewrites = new ConcurrentHashMap<>();
@@ -68,6 +71,8 @@ public final class FlushlessStats {
         if (write) {
             writesIssued.increment();
             writesSent.increment();
+            flushesBefore.increment();
+            flushesAfter.increment();
         }
         if (parent != null) {
             parent.executed(write);
@@ -80,11 +85,23 @@ public final class FlushlessStats {
      * trips, taking {@code nanos}.
      */
     public void rewrite(String kind, int rows, int statements, int sent, int trips, long nanos) {
+        rewrite(kind, rows, statements, sent, trips, nanos, Math.max(statements,
+                (rows + YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE - 1) / YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE));
+    }
+
+    /**
+     * As {@link #rewrite(String, int, int, int, int, long)}, with the YugabyteDB flushes the statements sent are
+     * estimated to cost ({@link YugabyteFlushModel}); each of the {@code rows} statements the application issued
+     * counts one flush before.
+     */
+    public void rewrite(String kind, int rows, int statements, int sent, int trips, long nanos, long flushes) {
         statementsIssued.add(rows);
         statementsSent.add(sent);
         roundTrips.add(trips);
         writesIssued.add(rows);
         writesSent.add(statements);
+        flushesBefore.add(rows);
+        flushesAfter.add(flushes);
         coalescedRuns.increment();
         coalescedNanos.add(nanos);
         count(rewrites, "rewrite", kind, rows);
@@ -92,7 +109,7 @@ public final class FlushlessStats {
             listener.coalescedRun(nanos);
         }
         if (parent != null) {
-            parent.rewrite(kind, rows, statements, sent, trips, nanos);
+            parent.rewrite(kind, rows, statements, sent, trips, nanos, flushes);
         }
     }
 
@@ -106,11 +123,24 @@ public final class FlushlessStats {
         roundTrips.add((rows + PGJDBC_STATEMENTS_PER_ROUND_TRIP - 1) / PGJDBC_STATEMENTS_PER_ROUND_TRIP);
         writesIssued.add(rows);
         writesSent.add(rows);
+        flushesBefore.add(rows);
+        flushesAfter.add(rows);
         if (reason != null) {
             count(fallbacks, "fallback", reason, rows);
         }
         if (parent != null) {
             parent.fallback(reason, rows);
+        }
+    }
+
+    /**
+     * Rows that ran coalesced, but not in the form asked for (e.g. {@code flushless.onConflict=antijoin} fell
+     * back to native ON CONFLICT): counted under {@code reason} only, their execution being counted as a rewrite.
+     */
+    public void noted(String reason, int rows) {
+        count(fallbacks, "fallback", reason, rows);
+        if (parent != null) {
+            parent.noted(reason, rows);
         }
     }
 
@@ -155,14 +185,24 @@ public final class FlushlessStats {
         return roundTrips.sum();
     }
 
-    /** Write statements the application issued (the "before" YugabyteDB flush estimate). */
+    /** Write statements the application issued. */
     public long writesIssued() {
         return writesIssued.sum();
     }
 
-    /** Write statements sent (the "after" YugabyteDB flush estimate). */
+    /** Write statements sent. */
     public long writesSent() {
         return writesSent.sum();
+    }
+
+    /** YugabyteDB flushes the application's write statements would cost without Flushless (estimated). */
+    public long estimatedFlushesBefore() {
+        return flushesBefore.sum();
+    }
+
+    /** YugabyteDB flushes the statements Flushless sent cost (estimated, {@link YugabyteFlushModel}). */
+    public long estimatedFlushesAfter() {
+        return flushesAfter.sum();
     }
 
     /** Rows coalesced, by rewrite kind (e.g. {@code insert-unnest}). */
@@ -189,8 +229,8 @@ public final class FlushlessStats {
 
     /** A consistent-enough snapshot of every counter. */
     public FlushlessReport report() {
-        return new FlushlessReport(statementsIssued.sum(), statementsSent.sum(), roundTrips.sum(), writesIssued.sum(),
-                writesSent.sum(), coalescedRuns.sum(), coalescedNanos.sum(), rewrites(), fallbacks());
+        return new FlushlessReport(statementsIssued.sum(), statementsSent.sum(), roundTrips.sum(), flushesBefore.sum(),
+                flushesAfter.sum(), coalescedRuns.sum(), coalescedNanos.sum(), rewrites(), fallbacks());
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> counters) {
