@@ -19,6 +19,16 @@ public final class FlushlessConfig {
         TRANSACTION
     }
 
+    /** How ON CONFLICT batches are coalesced; see {@link FlushlessProperty#ON_CONFLICT}. */
+    public enum OnConflict {
+        /** Anti-join on YugabyteDB releases that do not batch ON CONFLICT server-side, native elsewhere. */
+        AUTO,
+        /** Multi-row {@code INSERT ... ON CONFLICT}. */
+        NATIVE,
+        /** Read the existing keys, update those rows and insert the missing ones, in one statement per chunk. */
+        ANTIJOIN
+    }
+
     private static final FlushlessConfig DEFAULTS;
 
     static {
@@ -38,10 +48,12 @@ public final class FlushlessConfig {
     private final boolean groupCommit;
     private final int groupCommitMaxDelayMicros;
     private final int groupCommitMaxRows;
+    private final OnConflict onConflict;
+    private final int followerReadsStalenessMs;
 
     private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize,
             int maxBufferedRows, int maxBufferedBytes, boolean groupCommit, int groupCommitMaxDelayMicros,
-            int groupCommitMaxRows) {
+            int groupCommitMaxRows, OnConflict onConflict, int followerReadsStalenessMs) {
         this.mode = mode;
         this.maxRowsPerStatement = maxRowsPerStatement;
         this.trustTriggers = trustTriggers;
@@ -51,6 +63,8 @@ public final class FlushlessConfig {
         this.groupCommit = groupCommit;
         this.groupCommitMaxDelayMicros = groupCommitMaxDelayMicros;
         this.groupCommitMaxRows = groupCommitMaxRows;
+        this.onConflict = onConflict;
+        this.followerReadsStalenessMs = followerReadsStalenessMs;
     }
 
     /** The configuration used when no {@code flushless.*} setting is given. */
@@ -71,7 +85,19 @@ public final class FlushlessConfig {
                 FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings),
                 FlushlessProperty.GROUP_COMMIT.getBoolean(settings),
                 FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS.getInt(settings),
-                FlushlessProperty.GROUP_COMMIT_MAX_ROWS.getInt(settings));
+                FlushlessProperty.GROUP_COMMIT_MAX_ROWS.getInt(settings),
+                OnConflict.valueOf(FlushlessProperty.ON_CONFLICT.get(settings).toUpperCase(java.util.Locale.ROOT)),
+                FlushlessProperty.FOLLOWER_READS.getInt(settings));
+    }
+
+    /** See {@link FlushlessProperty#ON_CONFLICT}. */
+    public OnConflict onConflict() {
+        return onConflict;
+    }
+
+    /** See {@link FlushlessProperty#FOLLOWER_READS}: the staleness in milliseconds, 0 when off. */
+    public int followerReadsStalenessMs() {
+        return followerReadsStalenessMs;
     }
 
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */

@@ -72,7 +72,26 @@ public enum FlushlessProperty {
 
     /** Group commit: most rows one grouped statement carries. */
     GROUP_COMMIT_MAX_ROWS("flushless.groupCommit.maxRows", "1000", 2, 65535,
-            "Group commit: most rows one grouped INSERT carries");
+            "Group commit: most rows one grouped INSERT carries"),
+
+    /**
+     * How a batch of {@code INSERT ... ON CONFLICT (columns) DO NOTHING | DO UPDATE} is coalesced: {@code native}
+     * as multi-row ON CONFLICT statements; {@code antijoin} as statements that read the existing keys first and
+     * then update the existing rows and insert the missing ones (YugabyteDB flushes a native ON CONFLICT once
+     * per row on releases that do not batch it server-side); {@code auto} picks antijoin exactly there.
+     */
+    ON_CONFLICT("flushless.onConflict", "auto", new String[] {"auto", "native", "antijoin"},
+            "How ON CONFLICT batches are coalesced: native (multi-row ON CONFLICT), antijoin (read existing keys,"
+                    + " update those, insert the rest; not safe against a concurrent insert of the same key), auto"
+                    + " (antijoin on YugabyteDB releases that do not batch ON CONFLICT themselves, else native)"),
+
+    /**
+     * YugabyteDB follower reads: read-only connections and read-only transactions read from the nearest replica,
+     * at most this many milliseconds stale. 0 (the default) turns it off; ignored, with a warning, on PostgreSQL.
+     */
+    FOLLOWER_READS("flushless.followerReads", "0", 0, Integer.MAX_VALUE,
+            "YugabyteDB: read-only connections and transactions read from followers at most this many ms stale"
+                    + " (0 = off; ignored with a warning on PostgreSQL)");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";

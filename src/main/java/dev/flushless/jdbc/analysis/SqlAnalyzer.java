@@ -20,6 +20,7 @@ import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.delete.Delete;
+import net.sf.jsqlparser.statement.insert.ConflictActionType;
 import net.sf.jsqlparser.statement.insert.Insert;
 import net.sf.jsqlparser.statement.select.Values;
 import net.sf.jsqlparser.statement.update.Update;
@@ -190,7 +191,8 @@ public final class SqlAnalyzer {
     }
 
     private static void describeInsert(String sql, List<Token> tokens, Insert insert, StatementDescription.Builder b) {
-        b.target(insert.getTable().getFullyQualifiedName(), null);
+        b.target(insert.getTable().getFullyQualifiedName(),
+                insert.getTable().getAlias() == null ? null : insert.getTable().getAlias().getName());
         b.returning(insert.getReturningClause() != null);
         if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
             b.fallback("INSERT with a WITH clause");
@@ -263,6 +265,10 @@ public final class SqlAnalyzer {
             }
         }
         b.tuple(tupleStart, tupleEnd).rowParameterCount(inTuple).valuesStart(tokens.get(valuesIndex).start());
+        if (insert.getConflictAction() != null
+                && insert.getConflictAction().getConflictActionType() == ConflictActionType.DO_UPDATE) {
+            b.conflictAction(locateConflictAction(sql, tokens, close + 1));
+        }
         ParenthesedExpressionList<?> row = (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions();
         if (!columns.isEmpty() && row.size() == columns.size() && inTuple == row.size()
                 && row.stream().allMatch(e -> e instanceof JdbcParameter)) {
@@ -272,6 +278,68 @@ public final class SqlAnalyzer {
             }
             b.parameterColumns(parameterColumns);
         }
+    }
+
+    /**
+     * Where the DO UPDATE action's SET list, WHERE condition and {@code EXCLUDED.column} references are, from the
+     * tokens after the VALUES tuple; {@code null} when the text is not laid out as expected.
+     */
+    private static StatementDescription.ConflictAction locateConflictAction(String sql, List<Token> tokens, int from) {
+        int set = -1;
+        for (int i = from; i + 2 < tokens.size(); i++) {
+            if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "do") && tokens.get(i + 1).isWord(sql, "update")
+                    && tokens.get(i + 2).isWord(sql, "set")) {
+                set = i + 2;
+                break;
+            }
+        }
+        if (set < 0 || set + 1 >= tokens.size()) {
+            return null;
+        }
+        int where = -1;
+        int end = tokens.size();
+        for (int i = set + 1; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.depth() != 0) {
+                continue;
+            }
+            if (t.isWord(sql, "returning")) {
+                end = i;
+                break;
+            }
+            if (t.isWord(sql, "where")) {
+                if (where >= 0) {
+                    return null;
+                }
+                where = i;
+            }
+        }
+        int endOffset = tokens.get(end - 1).end();
+        List<StatementDescription.ExcludedReference> excluded = new ArrayList<>();
+        for (int i = set + 1; i < end; i++) {
+            Token t = tokens.get(i);
+            boolean named = t.isWord(sql, "excluded") || t.kind() == Kind.QUOTED_IDENTIFIER && t.text(sql).equals("\"excluded\"");
+            if (!named || i > 0 && isDot(sql, tokens.get(i - 1))) {
+                continue;
+            }
+            if (i + 2 >= end || !isDot(sql, tokens.get(i + 1))
+                    || tokens.get(i + 2).kind() != Kind.WORD && tokens.get(i + 2).kind() != Kind.QUOTED_IDENTIFIER
+                    || i + 3 < end && isDot(sql, tokens.get(i + 3))) {
+                excluded = null; // a whole-row reference or something this driver does not rewrite
+                break;
+            }
+            excluded.add(new StatementDescription.ExcludedReference(t.start(), tokens.get(i + 2).end(),
+                    fold(tokens.get(i + 2).text(sql))));
+            i += 2;
+        }
+        int setEnd = where >= 0 ? tokens.get(where).start() : endOffset;
+        int setStart = tokens.get(set).end();
+        return new StatementDescription.ConflictAction(setStart, setEnd,
+                where >= 0 ? tokens.get(where).end() : -1, endOffset, excluded == null ? null : List.copyOf(excluded));
+    }
+
+    private static boolean isDot(String sql, Token t) {
+        return t.kind() == Kind.OTHER && t.end() - t.start() == 1 && sql.charAt(t.start()) == '.';
     }
 
     /**

@@ -44,6 +44,21 @@ public final class StatementDescription {
     public record KeyColumn(String column, int parameter) {
     }
 
+    /**
+     * A reference {@code EXCLUDED.column} in an ON CONFLICT DO UPDATE clause: its text span {@code [start, end)}
+     * and the column (folded as PostgreSQL folds it).
+     */
+    public record ExcludedReference(int start, int end, String column) {
+    }
+
+    /**
+     * The ON CONFLICT DO UPDATE action as text: its SET list {@code [setStart, setEnd)}, its WHERE condition
+     * {@code [whereStart, end)} ({@code whereStart} -1 when none), and its {@code EXCLUDED.column} references
+     * ({@code null} when {@code EXCLUDED} is used otherwise, e.g. as a whole row).
+     */
+    public record ConflictAction(int setStart, int setEnd, int whereStart, int end, List<ExcludedReference> excluded) {
+    }
+
     private final String sql;
     private final Kind kind;
     private final String fallbackReason;
@@ -69,6 +84,7 @@ public final class StatementDescription {
     private final List<String> parameterColumns;
     private final List<String> tablesRead;
     private final boolean callsSequenceFunctions;
+    private final ConflictAction conflictAction;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -96,6 +112,7 @@ public final class StatementDescription {
                 new java.util.ArrayList<>(b.parameterColumns));
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
+        this.conflictAction = b.conflictAction;
         this.chainReason = b.chainSet ? b.chainReason
                 : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
     }
@@ -135,6 +152,14 @@ public final class StatementDescription {
     /** INSERT ... ON CONFLICT (columns): each conflict-target column and the parameter that supplies it. */
     public List<KeyColumn> conflictKeys() {
         return conflictKeys;
+    }
+
+    /**
+     * INSERT ... ON CONFLICT DO UPDATE: where its SET list, WHERE condition and EXCLUDED references are in the
+     * text; {@code null} for other statements or when the text could not be located with certainty.
+     */
+    public ConflictAction conflictAction() {
+        return conflictAction;
     }
 
     /** INSERT ... ON CONFLICT DO UPDATE: the columns its SET list changes. */
@@ -190,7 +215,7 @@ public final class StatementDescription {
         return targetTable;
     }
 
-    /** The target's alias in UPDATE/DELETE, or {@code null}. */
+    /** The target's alias in INSERT, UPDATE or DELETE, or {@code null}. */
     public String targetAlias() {
         return targetAlias;
     }
@@ -281,6 +306,7 @@ public final class StatementDescription {
         private List<String> parameterColumns;
         private List<String> tablesRead;
         private boolean callsSequenceFunctions;
+        private ConflictAction conflictAction;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -350,6 +376,11 @@ public final class StatementDescription {
             this.onConflict = action;
             this.conflictKeys = keys;
             this.conflictUpdatedColumns = updated;
+            return this;
+        }
+
+        Builder conflictAction(ConflictAction action) {
+            this.conflictAction = action;
             return this;
         }
 

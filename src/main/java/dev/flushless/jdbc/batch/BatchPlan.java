@@ -7,7 +7,27 @@ import java.util.List;
  * maps back to the batch's rows. Either {@link #statements()} is non-empty, or {@link #fallbackReason()}
  * says why the batch runs as the application sent it.
  */
-public record BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason) {
+public record BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason, String note) {
+
+    /** A plan without a note. */
+    public BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason) {
+        this(rewriteKind, statements, fallbackReason, null);
+    }
+
+    /** This plan with {@code note}: why it is not the form asked for (counted with the batch's rows). */
+    public BatchPlan withNote(String note) {
+        return new BatchPlan(rewriteKind, statements, fallbackReason, note);
+    }
+
+    /** True for the anti-join form of ON CONFLICT. */
+    public boolean isAntiJoin() {
+        return rewriteKind != null && rewriteKind.endsWith("-antijoin");
+    }
+
+    /** True for multi-row {@code INSERT ... ON CONFLICT} statements (YugabyteDB may flush them once per row). */
+    public boolean isNativeOnConflict() {
+        return rewriteKind != null && rewriteKind.startsWith("upsert-") && !isAntiJoin();
+    }
 
     /** How a statement's result becomes per-row update counts. */
     public enum Decoding {

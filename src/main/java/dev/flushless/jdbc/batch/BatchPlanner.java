@@ -28,9 +28,29 @@ public final class BatchPlanner {
     /** The protocol's limit on bind parameters in one statement (an unsigned 16-bit count). */
     public static final int MAX_BIND_PARAMETERS = 65535;
 
-    /** Inputs that do not come from the batch itself. */
-    public record Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session) {
+    /**
+     * Inputs that do not come from the batch itself. {@code antiJoin}: coalesce ON CONFLICT batches in the anti-join
+     * form where it is exact (else natively, with the reason as the plan's note), which needs {@code conflictFacts}
+     * (the target table's, {@code null} when they could not be read).
+     */
+    public record Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session, boolean antiJoin,
+            ConflictFacts conflictFacts) {
+
+        public Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session) {
+            this(maxRowsPerStatement, trustTriggers, session, false, null);
+        }
     }
+
+    /** The prefix of the note a plan carries when {@code flushless.onConflict=antijoin} fell back to native. */
+    public static final String ANTI_JOIN_NOT_APPLIED = "onConflict=antijoin not applied, native ON CONFLICT used: ";
+
+    /** Counted when an anti-join batch met a unique violation in autocommit and ran as native ON CONFLICT instead. */
+    public static final String ANTI_JOIN_RETRIED = "onConflict=antijoin: unique violation (SQLState 23505, a concurrent"
+            + " insert of the same key?), retried as native ON CONFLICT";
+
+    /** Counted when an anti-join batch met a unique violation on its conflict target inside a transaction. */
+    public static final String ANTI_JOIN_RAISED = "onConflict=antijoin: unique violation on the conflict target in a"
+            + " transaction, raised";
 
     private BatchPlanner() {
     }
@@ -67,6 +87,17 @@ public final class BatchPlanner {
                     int tail = statement.parameterCount() - statement.rowParameterCount();
                     int conflictChunk = Math.max(1, Math.min(settings.maxRowsPerStatement(),
                             (MAX_BIND_PARAMETERS - tail) / rowParameters));
+                    if (settings.antiJoin()) {
+                        BatchPlan antiJoin = planAntiJoin(statement, rows, table, returningSuffix, settings.session(),
+                                settings.conflictFacts(), settings.maxRowsPerStatement());
+                        if (!antiJoin.isFallback()) {
+                            return antiJoin;
+                        }
+                        BatchPlan nativePlan = planOnConflict(statement, rows, table, returningSuffix, settings.session(),
+                                conflictChunk);
+                        return nativePlan.isFallback() ? nativePlan
+                                : nativePlan.withNote(ANTI_JOIN_NOT_APPLIED + antiJoin.fallbackReason());
+                    }
                     return planOnConflict(statement, rows, table, returningSuffix, settings.session(), conflictChunk);
                 }
                 return planInsert(statement, rows, table, returningSuffix, settings.session(), chunkRows,
@@ -453,6 +484,254 @@ public final class BatchPlanner {
         }
         boolean unnested = steps.stream().allMatch(step -> step.arrays() != null);
         return new BatchPlan((doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps, null);
+    }
+
+    /**
+     * INSERT ... ON CONFLICT (keys) DO NOTHING | DO UPDATE in the anti-join form ({@link Rewriter#antiJoinDoNothing},
+     * {@link Rewriter#antiJoinDoUpdate}): one statement per chunk (DO UPDATE: per wave of distinct keys, as the native
+     * plan), each returning the ordinals of the rows it wrote. Only where it does exactly what ON CONFLICT does;
+     * otherwise a fallback whose reason says why (the caller then plans natively). Besides the native plan's
+     * conditions: every row's values are parameters of known types (they are coerced to the columns' types for all
+     * rows, as ON CONFLICT coerces every proposed row); the arbiter indexes compare keys as {@code =} does and treat
+     * NULLs as distinct; nothing ON CONFLICT checks or draws for a row it then skips or updates is left out (CHECK
+     * constraints, NOT NULL, sequence defaults, partition routing); DO UPDATE keys are compared exactly in Java.
+     */
+    private static BatchPlan planAntiJoin(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            String returningSuffix, SessionFacts session, ConflictFacts facts, int maxRows) {
+        boolean doUpdate = insert.onConflict() == StatementDescription.OnConflict.DO_UPDATE;
+        if (returningSuffix != null || insert.hasReturning()) {
+            return BatchPlan.fallback("generated keys or RETURNING requested");
+        }
+        if (!session.known()) {
+            return BatchPlan.fallback("the delegate connection is not pgjdbc: parameter types unknown");
+        }
+        if (facts == null) {
+            return BatchPlan.fallback("the table's unique indexes and constraints could not be read");
+        }
+        String barrier = table.barrier(false);
+        if (barrier != null) {
+            return BatchPlan.fallback(barrier);
+        }
+        if (facts.inheritanceParent() || !"r".equals(facts.relkind())) {
+            return BatchPlan.fallback("partitioned table or inheritance parent (ON CONFLICT routes every proposed row)");
+        }
+        if (facts.hasCheckConstraints()) {
+            return BatchPlan.fallback("table has CHECK constraints (ON CONFLICT checks every proposed row)");
+        }
+        for (String column : table.columns().keySet()) {
+            if (column.startsWith(Rewriter.COLUMN_PREFIX)) {
+                return BatchPlan.fallback("table has a column named " + column);
+            }
+        }
+        List<String> parameterColumns = insert.parameterColumns();
+        String[] casts = insertCasts(insert, rows, table, session);
+        if (casts == null || parameterColumns == null) {
+            return BatchPlan.fallback("the VALUES tuple is not all parameters of known types");
+        }
+        List<KeyColumn> keys = insert.conflictKeys();
+        List<String> target = new ArrayList<>();
+        for (KeyColumn key : keys) {
+            target.add(key.column());
+        }
+        List<ConflictFacts.UniqueIndex> arbiters = facts.arbiters(target);
+        if (arbiters.isEmpty()) {
+            return BatchPlan.fallback("no unique index matches the ON CONFLICT target");
+        }
+        for (ConflictFacts.UniqueIndex arbiter : arbiters) {
+            if (!arbiter.immediate()) {
+                return BatchPlan.fallback("arbiter index " + arbiter.name() + " is deferrable");
+            }
+            if (arbiter.nullsNotDistinct()) {
+                return BatchPlan.fallback("arbiter index " + arbiter.name() + " is NULLS NOT DISTINCT");
+            }
+            if (!arbiter.deterministicCollations() || !arbiter.defaultOpclasses()) {
+                return BatchPlan.fallback("arbiter index " + arbiter.name()
+                        + " has a nondeterministic collation or a non-default operator class");
+            }
+        }
+        // What ON CONFLICT evaluates for every proposed row, also one it skips or updates.
+        String[] columnTypes = new String[casts.length];
+        for (ConflictFacts.ColumnFacts column : facts.columns().values()) {
+            int parameter = parameterColumns.indexOf(column.name());
+            if (parameter < 0) {
+                if (column.drawsFromSequence()) {
+                    return BatchPlan.fallback("column " + column.name() + " draws from a sequence for every proposed row");
+                }
+                if (column.notNull() && (!column.hasDefault() || column.generated())) {
+                    return BatchPlan.fallback("NOT NULL column " + column.name() + " is not supplied and has no default");
+                }
+                continue;
+            }
+            String problem = coercionProblem(column, parameter, rows);
+            if (problem != null) {
+                return BatchPlan.fallback(problem);
+            }
+            columnTypes[parameter] = column.typeWithModifier();
+        }
+        for (int p = 0; p < columnTypes.length; p++) {
+            if (columnTypes[p] == null) {
+                return BatchPlan.fallback("column " + parameterColumns.get(p) + " not found");
+            }
+        }
+        int[] keyParameters = new int[keys.size()];
+        String[] keyNames = new String[keys.size()];
+        ColumnInfo[] keyColumns = new ColumnInfo[keys.size()];
+        for (int k = 0; k < keys.size(); k++) {
+            keyParameters[k] = keys.get(k).parameter();
+            keyNames[k] = keys.get(k).column();
+            keyColumns[k] = table.column(keyNames[k]);
+            if (keyColumns[k] == null) {
+                return BatchPlan.fallback("ON CONFLICT column not found: " + keyNames[k]);
+            }
+        }
+        // DO UPDATE: keys as PostgreSQL compares them once coerced to the column, exactly, for the types modelled
+        // (DO NOTHING compares and de-duplicates the coerced keys in SQL, with the index's own equality).
+        Object[][] rowKeys = new Object[doUpdate ? rows.size() : 0][];
+        for (int r = 0; r < rowKeys.length; r++) {
+            rowKeys[r] = new Object[keys.size()];
+            for (int k = 0; k < keys.size(); k++) {
+                Bind bind = rows.get(r)[keyParameters[k]];
+                if (bind.isNull()) {
+                    continue;
+                }
+                rowKeys[r][k] = exactKey(bind.value(), keyColumns[k], facts.column(keyNames[k]));
+                if (rowKeys[r][k] == null) {
+                    return BatchPlan.fallback("ON CONFLICT column " + keyNames[k] + " of type " + keyColumns[k].typeName()
+                            + " bound with " + bind.value().getClass().getSimpleName() + ": equality not modelled");
+                }
+            }
+        }
+        boolean[] nativeArrays = nativeArrays(rows, casts);
+        Rewriter.AntiJoin form = new Rewriter.AntiJoin(casts, nativeArrays, columnTypes, keyParameters, keyNames);
+        List<Step> steps = new ArrayList<>();
+        if (!doUpdate) {
+            String sql = Rewriter.antiJoinDoNothing(insert, form);
+            for (int start = 0; start < rows.size(); start += maxRows) {
+                int[] chunk = range(start, Math.min(maxRows, rows.size() - start));
+                Object[][] arrays = encodeArrays(rows, chunk, casts, nativeArrays);
+                if (arrays == null) {
+                    return BatchPlan.fallback("a value that cannot travel in an array");
+                }
+                steps.add(new Step(sql, chunk, Decoding.ORDINAL_ARRAY, 0, new Bind[0], null, arrays));
+            }
+            return new BatchPlan("upsert-do-nothing-antijoin", steps, null);
+        }
+        StatementDescription.ConflictAction action = insert.conflictAction();
+        if (action == null || action.excluded() == null) {
+            return BatchPlan.fallback("DO UPDATE uses EXCLUDED other than as EXCLUDED.column, or was not located");
+        }
+        String set = replaceExcluded(insert.sql(), action.setStart(), action.setEnd(), action.excluded(), parameterColumns);
+        String where = action.whereStart() < 0 ? null
+                : replaceExcluded(insert.sql(), action.whereStart(), action.end(), action.excluded(), parameterColumns);
+        if (set == null || action.whereStart() >= 0 && where == null) {
+            return BatchPlan.fallback("DO UPDATE reads an EXCLUDED column that no parameter supplies");
+        }
+        String sql = Rewriter.antiJoinDoUpdate(insert, form, set.trim(), where == null ? null : where.trim());
+        // Waves: a key at most once per statement (sequential execution: the first row inserts or updates, later
+        // rows update what the earlier ones left); then groups of equal parameter values in the DO UPDATE clause.
+        int rowParameters = insert.rowParameterCount();
+        Map<List<Object>, Integer> seen = new HashMap<>();
+        Map<List<Object>, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        for (int r = 0; r < rows.size(); r++) {
+            int wave = 0;
+            if (!Arrays.asList(rowKeys[r]).contains(null)) {
+                List<Object> key = Arrays.asList(rowKeys[r]);
+                Integer previous = seen.get(key);
+                wave = previous == null ? 0 : previous + 1;
+                seen.put(key, wave);
+            }
+            List<Object> group = new ArrayList<>();
+            group.add(wave);
+            for (int p = rowParameters; p < insert.parameterCount(); p++) {
+                group.add(rows.get(r)[p].identity());
+            }
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
+        }
+        List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
+        ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
+        for (Map.Entry<List<Object>, List<Integer>> entry : ordered) {
+            List<Integer> members = entry.getValue();
+            Bind[] tail = Arrays.copyOfRange(rows.get(members.get(0)), rowParameters, insert.parameterCount());
+            for (int start = 0; start < members.size(); start += maxRows) {
+                int size = Math.min(maxRows, members.size() - start);
+                int[] chunk = members.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
+                Object[][] arrays = encodeArrays(rows, chunk, casts, nativeArrays);
+                if (arrays == null) {
+                    return BatchPlan.fallback("a value that cannot travel in an array");
+                }
+                steps.add(new Step(sql, chunk, Decoding.ORDINAL_ARRAY, 0, tail, null, arrays));
+            }
+        }
+        return new BatchPlan("upsert-do-update-antijoin", steps, null);
+    }
+
+    /**
+     * Why coercing the values of {@code column} (filled by {@code parameter}) with an explicit cast could differ
+     * from ON CONFLICT's assignment coercion, or {@code null}: only length coercions differ (an explicit cast to
+     * {@code varchar(n)} truncates where assignment fails), so values longer than the length are not rewritten;
+     * also a NULL bound to a NOT NULL column (ON CONFLICT rejects it even for a row it would skip).
+     */
+    private static String coercionProblem(ConflictFacts.ColumnFacts column, int parameter, List<Bind[]> rows) {
+        String type = column.typeWithModifier();
+        boolean lengthLimited = column.typmod() >= 0
+                && (type.startsWith("character varying(") || type.startsWith("character("));
+        if (column.typmod() >= 0 && (type.startsWith("bit(") || type.startsWith("bit varying(") || lengthLimited && type.endsWith("]"))
+                || column.lengthLimitedDomain()) {
+            return "column " + column.name() + " (" + type + ") has a length an explicit cast would truncate to";
+        }
+        for (Bind[] row : rows) {
+            Bind bind = row[parameter];
+            if (bind.isNull()) {
+                if (column.notNull()) {
+                    return "NULL bound to NOT NULL column " + column.name();
+                }
+                continue;
+            }
+            if (lengthLimited) {
+                Object text = ArrayEncoding.text(bind);
+                if (!(text instanceof String s) || s.codePointCount(0, s.length()) > column.typmod() - 4) {
+                    return "a value longer than column " + column.name() + " (" + type + ")";
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A key value exactly as the arbiter index compares it once coerced to the column ({@link #alignmentKey}), or
+     * {@code null} where coercion could change it in a way not modelled here (a fraction into an integer column,
+     * more decimals than a numeric column keeps).
+     */
+    private static Object exactKey(Object value, ColumnInfo column, ConflictFacts.ColumnFacts facts) {
+        Object key = alignmentKey(value, column);
+        if (key instanceof BigDecimal decimal) {
+            boolean integerColumn = column.typeOid() != SentType.NUMERIC;
+            int scale = integerColumn ? 0 : facts == null || facts.typmod() < 4 ? Integer.MAX_VALUE
+                    : (short) ((facts.typmod() - 4) & 0xffff);
+            if (decimal.scale() > scale || scale < 0) {
+                return null;
+            }
+        }
+        return key;
+    }
+
+    /** {@code sql[from, to)} with every EXCLUDED reference inside replaced, or {@code null} for a column no parameter fills. */
+    private static String replaceExcluded(String sql, int from, int to, List<StatementDescription.ExcludedReference> refs,
+            List<String> parameterColumns) {
+        StringBuilder out = new StringBuilder();
+        int position = from;
+        for (StatementDescription.ExcludedReference ref : refs) {
+            if (ref.start() < from || ref.end() > to) {
+                continue;
+            }
+            int parameter = parameterColumns.indexOf(ref.column());
+            if (parameter < 0) {
+                return null;
+            }
+            out.append(sql, position, ref.start()).append(Rewriter.excludedColumn(parameter));
+            position = ref.end();
+        }
+        return out.append(sql, position, to).toString();
     }
 
     private static boolean namesAll(String returningSuffix, List<KeyColumn> keys, SessionFacts session) {

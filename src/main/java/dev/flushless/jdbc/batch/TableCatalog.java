@@ -5,7 +5,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -86,7 +88,9 @@ public final class TableCatalog {
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
             + "          AND pc.relrowsecurity),"
             + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
-            + "  coalesce((SELECT co.collisdeterministic FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true),"
+            // collisdeterministic is PostgreSQL 12+ (YugabyteDB releases based on PostgreSQL 11 lack it: all deterministic)
+            + "  coalesce((SELECT (to_jsonb(co) ->> 'collisdeterministic')::boolean FROM pg_catalog.pg_collation co"
+            + "            WHERE co.oid = a.attcollation), true),"
             + "  (SELECT array_agg(relid::bigint) FROM tree),"
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_attribute ia WHERE ia.attrelid IN (SELECT relid FROM tree)"
             + "          AND ia.attnum > 0 AND NOT ia.attisdropped AND ia.attidentity <> '')"
@@ -98,7 +102,39 @@ public final class TableCatalog {
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
 
+    /** A default that draws from a sequence: a function call other than a few clock and UUID built-ins. */
+    private static final String DRAWS_FROM_SEQUENCE = "pg_catalog.regexp_replace(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),"
+            + " '(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|gen_random_uuid"
+            + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\('";
+
+    /** Columns and table facts for {@link ConflictFacts} (catalog columns of later releases read through to_jsonb). */
+    private static final String CONFLICT_COLUMNS = "SELECT c.relkind::text,"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.oid),"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'c'),"
+            + " a.attname, a.atttypmod, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef,"
+            + " coalesce(to_jsonb(a) ->> 'attgenerated', '') <> '',"
+            + " a.attidentity <> '' OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid = c.oid"
+            + "   AND ad.adnum = a.attnum AND " + DRAWS_FROM_SEQUENCE + "),"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_type t WHERE t.oid = a.atttypid AND t.typtype = 'd' AND t.typtypmod >= 0)"
+            + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0"
+            + " AND NOT a.attisdropped WHERE c.oid = CAST(? AS bigint)::oid ORDER BY a.attnum";
+
+    /** The table's unique indexes for {@link ConflictFacts}. */
+    private static final String CONFLICT_INDEXES = "SELECT ic.relname, i.indimmediate, i.indisvalid,"
+            + " i.indpred IS NOT NULL, i.indexprs IS NOT NULL,"
+            + " coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false),"
+            + " ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n)"
+            + "   LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
+            + "   WHERE k.n <= i.indnkeyatts ORDER BY k.n),"
+            + " NOT EXISTS (SELECT 1 FROM unnest(i.indcollation::oid[]) u(coll) JOIN pg_catalog.pg_collation co"
+            + "   ON co.oid = u.coll WHERE NOT coalesce((to_jsonb(co) ->> 'collisdeterministic')::boolean, true)),"
+            + " NOT EXISTS (SELECT 1 FROM unnest(i.indclass::oid[]) u(cls) JOIN pg_catalog.pg_opclass oc"
+            + "   ON oc.oid = u.cls WHERE NOT oc.opcdefault)"
+            + " FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid"
+            + " WHERE i.indrelid = CAST(? AS bigint)::oid AND i.indisunique ORDER BY ic.relname";
+
     private final Map<String, TableInfo> tables = new ConcurrentHashMap<>();
+    private final Map<Long, ConflictFacts> conflictFacts = new ConcurrentHashMap<>();
 
     /**
      * The facts about {@code table} (as written in the SQL), read through {@code connection} when not cached.
@@ -118,9 +154,64 @@ public final class TableCatalog {
         return tables.isEmpty();
     }
 
+    /**
+     * The facts the anti-join form of ON CONFLICT needs about {@code table} (found by {@link #lookup}), read
+     * through {@code connection} when not cached.
+     *
+     * @throws SQLException when the catalog cannot be read
+     */
+    public ConflictFacts conflictFacts(Connection connection, TableInfo table) throws SQLException {
+        ConflictFacts facts = conflictFacts.get(table.oid());
+        if (facts == null) {
+            facts = readConflictFacts(connection, table.oid());
+            conflictFacts.put(table.oid(), facts);
+        }
+        return facts;
+    }
+
+    private static ConflictFacts readConflictFacts(Connection connection, long oid) throws SQLException {
+        String relkind = null;
+        boolean parent = false;
+        boolean checks = false;
+        Map<String, ConflictFacts.ColumnFacts> columns = new LinkedHashMap<>();
+        try (PreparedStatement ps = connection.prepareStatement(CONFLICT_COLUMNS)) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    relkind = rs.getString(1);
+                    parent = rs.getBoolean(2);
+                    checks = rs.getBoolean(3);
+                    String name = rs.getString(4);
+                    columns.put(name, new ConflictFacts.ColumnFacts(name, rs.getInt(5), rs.getString(6), rs.getBoolean(7),
+                            rs.getBoolean(8), rs.getBoolean(9), rs.getBoolean(10), rs.getBoolean(11)));
+                }
+            }
+        }
+        List<ConflictFacts.UniqueIndex> indexes = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement(CONFLICT_INDEXES)) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    List<String> names = new ArrayList<>();
+                    java.sql.Array array = rs.getArray(7);
+                    if (array != null) {
+                        for (Object name : (Object[]) array.getArray()) {
+                            names.add((String) name);
+                        }
+                    }
+                    indexes.add(new ConflictFacts.UniqueIndex(rs.getString(1), java.util.Collections.unmodifiableList(names),
+                            rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6),
+                            rs.getBoolean(8), rs.getBoolean(9)));
+                }
+            }
+        }
+        return new ConflictFacts(relkind == null ? "?" : relkind, parent, checks, Map.copyOf(columns), List.copyOf(indexes));
+    }
+
     /** Forgets everything (after DDL or a session change through the connection). */
     public void clear() {
         tables.clear();
+        conflictFacts.clear();
     }
 
     private static TableInfo read(Connection connection, String table) throws SQLException {

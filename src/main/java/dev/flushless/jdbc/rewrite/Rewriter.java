@@ -215,6 +215,158 @@ public final class Rewriter {
         return out.toString();
     }
 
+    /** What the anti-join forms of {@code INSERT ... ON CONFLICT} need besides the statement. */
+    public record AntiJoin(String[] casts, boolean[] nativeArrays, String[] columnTypes, int[] keyParameters,
+            String[] keyColumns) {
+    }
+
+    /** Text in the error an anti-join statement raises when its INSERT wrote other rows than it found missing. */
+    public static final String ANTI_JOIN_CHECK_MARKER = COUNT_CHECK_MARKER + " an anti-join INSERT";
+
+    /**
+     * {@code INSERT ... VALUES (?, ..) ON CONFLICT (keys) DO NOTHING} for any number of rows as one statement that
+     * reads the existing keys first and inserts the other rows, without ON CONFLICT:
+     *
+     * <pre>
+     * WITH flushless_v AS (rows unnested WITH ORDINALITY),
+     *      flushless_c AS (each value coerced to its column's type: the keys as the table stores them),
+     *      flushless_e AS (SELECT keys FROM t WHERE keys IN (SELECT keys FROM flushless_c)),
+     *      flushless_n AS (rows numbered per key, in batch order),
+     *      flushless_new AS (rows with a NULL key, or the first row of a key not in flushless_e),
+     *      flushless_ins AS (INSERT INTO t (..) SELECT .. FROM flushless_new ORDER BY flushless_ord RETURNING 1)
+     * SELECT the ordinals of flushless_new (count-checked against flushless_ins)
+     * </pre>
+     *
+     * As sequential execution: a key repeated in the batch is inserted by its first row only, a NULL key never
+     * conflicts. The result is one row: the array of the 1-based ordinals of the rows inserted.
+     */
+    public static String antiJoinDoNothing(StatementDescription insert, AntiJoin form) {
+        StringBuilder out = antiJoinRows(insert, form);
+        String keys = coercedKeys(form, "");
+        out.append(",\nflushless_n AS (SELECT flushless_c.*, row_number() OVER (PARTITION BY ").append(keys)
+                .append(" ORDER BY ").append(ORDINAL).append(") AS flushless_rn FROM flushless_c)");
+        out.append(",\nflushless_new AS (SELECT * FROM flushless_n n WHERE ").append(anyKeyNull(form, "n."))
+                .append(" OR n.flushless_rn = 1 AND NOT ").append(existing(form, "n.")).append(')');
+        return finishAntiJoin(insert, form, out, "SELECT " + ORDINAL + " FROM flushless_new");
+    }
+
+    /**
+     * {@code INSERT ... ON CONFLICT (keys) DO UPDATE SET .. [WHERE ..]} for rows whose keys are distinct (or NULL)
+     * as one statement: the existing rows are updated ({@code UPDATE t SET .. FROM rows WHERE keys match [AND
+     * condition]}), the missing ones inserted; both see the table as it was before the statement, so a row is
+     * either updated or inserted, as by ON CONFLICT. {@code set} and {@code where} are the action's SET list and
+     * condition with every {@code EXCLUDED.column} already replaced by {@link #excludedColumn}; their parameters
+     * stay and are bound after the arrays. The result is one row: the array of the ordinals of the rows updated or
+     * inserted (a row whose condition is false is neither).
+     */
+    public static String antiJoinDoUpdate(StatementDescription insert, AntiJoin form, String set, String where) {
+        StringBuilder out = antiJoinRows(insert, form);
+        out.append(",\nflushless_up AS (UPDATE ").append(insert.targetTable());
+        if (insert.targetAlias() != null) {
+            out.append(" AS ").append(insert.targetAlias());
+        }
+        out.append(" SET ").append(set).append(" FROM flushless_c WHERE ");
+        for (int k = 0; k < form.keyColumns().length; k++) {
+            out.append(k > 0 ? " AND " : "").append(quote(form.keyColumns()[k])).append(" = flushless_c.")
+                    .append(coerced(form.keyParameters()[k]));
+        }
+        if (where != null) {
+            out.append(" AND (").append(where).append(')');
+        }
+        out.append(" RETURNING flushless_c.").append(ORDINAL).append(')');
+        out.append(",\nflushless_new AS (SELECT * FROM flushless_c n WHERE NOT ").append(existing(form, "n.")).append(')');
+        String keys = coercedKeys(form, "");
+        // Keys must be distinct within the statement (the planner puts a repeated key in a later statement): a row
+        // changed twice by one UPDATE keeps one change silently. Checked here too, so a mismatch fails rather than lies.
+        String distinct = "NOT EXISTS (SELECT 1 FROM flushless_c WHERE NOT (" + anyKeyNull(form, "") + ") GROUP BY " + keys
+                + " HAVING count(*) > 1)";
+        return finishAntiJoin(insert, form, out, "SELECT " + ORDINAL + " FROM flushless_up UNION ALL SELECT " + ORDINAL
+                + " FROM flushless_new", distinct);
+    }
+
+    /** What replaces {@code EXCLUDED.column} for the column filled by parameter {@code parameter} (0-based). */
+    public static String excludedColumn(int parameter) {
+        return "flushless_c." + coerced(parameter);
+    }
+
+    private static StringBuilder antiJoinRows(StatementDescription insert, AntiJoin form) {
+        String[] casts = form.casts();
+        StringBuilder out = new StringBuilder(512).append("WITH ").append(ROWS_ALIAS).append(" AS (SELECT * FROM ")
+                .append(unnestRows(casts, form.nativeArrays())).append(')');
+        out.append(",\nflushless_c AS (SELECT ").append(ROWS_ALIAS).append(".*");
+        for (int p = 0; p < casts.length; p++) {
+            out.append(", CAST(").append(ROWS_ALIAS).append('.').append(COLUMN_PREFIX).append('p').append(p + 1)
+                    .append(" AS ").append(form.columnTypes()[p]).append(") AS ").append(coerced(p));
+        }
+        out.append(" FROM ").append(ROWS_ALIAS).append(')');
+        // The existing keys, read in one go (YugabyteDB: batched index lookups, before anything is written).
+        StringBuilder keyColumns = new StringBuilder();
+        for (int k = 0; k < form.keyColumns().length; k++) {
+            keyColumns.append(k > 0 ? ", " : "").append(quote(form.keyColumns()[k]));
+        }
+        boolean composite = form.keyColumns().length > 1;
+        out.append(",\nflushless_e AS (SELECT ").append(keyColumns).append(" FROM ").append(insert.targetTable())
+                .append(" WHERE ").append(composite ? "(" : "").append(keyColumns).append(composite ? ")" : "")
+                .append(" IN (SELECT ").append(coercedKeys(form, "")).append(" FROM flushless_c))");
+        return out;
+    }
+
+    private static String finishAntiJoin(StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals) {
+        return finishAntiJoin(insert, form, out, ordinals, null);
+    }
+
+    private static String finishAntiJoin(StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals,
+            String extraCheck) {
+        String sql = insert.sql();
+        out.append(",\nflushless_ins AS (").append(sql, 0, insert.valuesStart()).append("SELECT ");
+        for (int p = 0; p < form.casts().length; p++) {
+            out.append(p > 0 ? ", " : "").append(COLUMN_PREFIX).append('p').append(p + 1);
+        }
+        out.append(" FROM flushless_new ORDER BY ").append(ORDINAL).append("\nRETURNING 1)");
+        out.append("\nSELECT CASE WHEN (SELECT count(*) FROM flushless_ins) = (SELECT count(*) FROM flushless_new)");
+        if (extraCheck != null) {
+            out.append(" AND ").append(extraCheck);
+        }
+        out.append(" THEN (SELECT array_agg(flushless_o) FROM (").append(ordinals).append(") AS flushless_x(flushless_o))")
+                .append(" ELSE CAST('").append(ANTI_JOIN_CHECK_MARKER).append(" differ from the rows it found missing: '")
+                .append(" || (SELECT count(*) FROM flushless_ins) AS bigint[]) END");
+        return out.toString();
+    }
+
+    /** True for a row of {@code qualifier} whose (coerced) key is among the existing keys. */
+    private static String existing(AntiJoin form, String qualifier) {
+        StringBuilder out = new StringBuilder("EXISTS (SELECT 1 FROM flushless_e e WHERE ");
+        for (int k = 0; k < form.keyColumns().length; k++) {
+            out.append(k > 0 ? " AND " : "").append("e.").append(quote(form.keyColumns()[k])).append(" = ")
+                    .append(qualifier).append(coerced(form.keyParameters()[k]));
+        }
+        return out.append(')').toString();
+    }
+
+    private static String coercedKeys(AntiJoin form, String qualifier) {
+        StringBuilder out = new StringBuilder();
+        for (int k = 0; k < form.keyParameters().length; k++) {
+            out.append(k > 0 ? ", " : "").append(qualifier).append(coerced(form.keyParameters()[k]));
+        }
+        return out.toString();
+    }
+
+    private static String anyKeyNull(AntiJoin form, String qualifier) {
+        StringBuilder out = new StringBuilder();
+        for (int k = 0; k < form.keyParameters().length; k++) {
+            out.append(k > 0 ? " OR " : "").append(qualifier).append(coerced(form.keyParameters()[k])).append(" IS NULL");
+        }
+        return out.toString();
+    }
+
+    private static String coerced(int parameter) {
+        return COLUMN_PREFIX + "c" + (parameter + 1);
+    }
+
+    private static String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
     private static String column(int parameter) {
         return ROWS_ALIAS + "." + COLUMN_PREFIX + "p" + (parameter + 1);
     }

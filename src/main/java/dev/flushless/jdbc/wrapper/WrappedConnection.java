@@ -30,12 +30,42 @@ public class WrappedConnection implements FlushlessConnection {
     /** {@code mode=transaction}'s write buffer and flush points (inactive in the other modes). */
     final TransactionBuffering transactions;
     private WrappedDatabaseMetaData metaData;
+    /** The server: YugabyteDB or not (from the version it reported; nothing sent). */
+    final dev.flushless.jdbc.yugabyte.ServerFacts server;
+    /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
+    private final dev.flushless.jdbc.yugabyte.FollowerReads followerReads;
 
-    public WrappedConnection(Connection delegate, FlushlessConfig config) {
+    public WrappedConnection(Connection delegate, FlushlessConfig config) throws SQLException {
         this.delegate = delegate;
         this.config = config;
         this.analyzer = analyzer(config);
         this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
+        this.server = dev.flushless.jdbc.yugabyte.ServerFacts.of(delegate);
+        this.followerReads = dev.flushless.jdbc.yugabyte.FollowerReads.forConnection(config.followerReadsStalenessMs(),
+                server);
+        if (followerReads != null && delegate.isReadOnly()) {
+            try {
+                followerReads.readOnlyChanged(delegate, true);
+            } catch (SQLException e) {
+                delegate.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Whether ON CONFLICT batches take the anti-join form: {@code flushless.onConflict=antijoin}, or {@code auto} on
+     * a YugabyteDB release that does not batch ON CONFLICT itself (asked once, on YugabyteDB only).
+     */
+    boolean onConflictAntiJoin() {
+        switch (config.onConflict()) {
+            case ANTIJOIN:
+                return true;
+            case NATIVE:
+                return false;
+            default:
+                return server.autoAntiJoin(delegate);
+        }
     }
 
     /** The driver-wide analysis cache, sized by the first connection's {@code flushless.parseCacheSize}. */
@@ -124,12 +154,27 @@ public class WrappedConnection implements FlushlessConnection {
     void coalesced(dev.flushless.jdbc.batch.BatchPlan plan, int rows, dev.flushless.jdbc.batch.BatchExecutor.Outcome outcome,
             long nanos, String applicationSql) {
         stats.rewrite(plan.rewriteKind(), rows, plan.statements().size(), outcome.statementsSent(), outcome.roundTrips(),
-                nanos);
+                nanos, estimatedFlushes(plan));
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
             LOG.log(System.Logger.Level.DEBUG, "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
                     + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
                     + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
         }
+    }
+
+    /**
+     * YugabyteDB flushes the statements of {@code plan} are estimated to cost ({@link
+     * dev.flushless.jdbc.stats.YugabyteFlushModel}): per statement, one per 3072 rows, at least one; one per row for
+     * a native ON CONFLICT statement where the release does not batch it.
+     */
+    long estimatedFlushes(dev.flushless.jdbc.batch.BatchPlan plan) {
+        dev.flushless.jdbc.stats.YugabyteFlushModel model = server.flushModel();
+        long flushes = 0;
+        for (dev.flushless.jdbc.batch.BatchPlan.Step step : plan.statements()) {
+            int rows = Math.max(1, step.rows().length);
+            flushes += plan.isNativeOnConflict() ? model.onConflictStatement(rows) : model.writeStatement(rows);
+        }
+        return flushes;
     }
 
     /** The session fingerprint for group commit, or {@code null} until read (and after a session change). */
@@ -328,6 +373,9 @@ public class WrappedConnection implements FlushlessConnection {
         transactions.beforeConnectionCall("setReadOnly()", false);
         delegate.setReadOnly(readOnly);
         sessionChanged();
+        if (followerReads != null) {
+            followerReads.readOnlyChanged(delegate, readOnly);
+        }
     }
 
     @Override

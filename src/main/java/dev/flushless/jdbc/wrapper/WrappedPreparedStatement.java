@@ -283,9 +283,11 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 plan = null;
                 connection.stats.fallback(description.fallbackReason(), rows.size());
             } else {
-                plan = plan(description, rows, session);
+                plan = plan(description, rows, session, connection.onConflictAntiJoin());
                 if (plan.isFallback()) {
                     connection.stats.fallback(plan.fallbackReason(), rows.size());
+                } else if (plan.note() != null) {
+                    connection.stats.noted(plan.note(), rows.size());
                 }
             }
             if (plan == null || plan.isFallback()) {
@@ -312,6 +314,9 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 if (ride != null) {
                     connection.transactions.rideUndone(ride, undone);
                 }
+                if (plan.isAntiJoin() && UNIQUE_VIOLATION.equals(undone.sqlCause().getSQLState())) {
+                    return afterAntiJoinUniqueViolation(description, rows, session, undone, large);
+                }
                 return connection.runAsSentAfterUndo(undone, rows.size(), () -> {
                     replayIntoPgjdbc(rows);
                     return runInPgjdbc(large);
@@ -322,7 +327,90 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         }
     }
 
-    private BatchPlan plan(StatementDescription description, List<Bind[]> rows, SessionFacts session) throws SQLException {
+    static final String UNIQUE_VIOLATION = "23505";
+
+    /**
+     * An anti-join batch failed with a unique violation and was undone. In autocommit (nothing of the batch
+     * remains, its implicit transaction rolled back) it runs once more as native ON CONFLICT, which waits for a
+     * concurrent inserter and then skips or updates its row as bare pgjdbc would (and, should that fail too, as
+     * sent). Inside a transaction a violation of the conflict target's index means another transaction inserted a
+     * key the anti-join had found missing: the batch is left undone (the transaction stays usable) and the error
+     * is raised, SQLState 23505 kept, naming the cause and the setting. A violation of another unique index is what
+     * bare pgjdbc would have met too: the batch runs as sent and raises pgjdbc's own error.
+     */
+    private long[] afterAntiJoinUniqueViolation(StatementDescription description, List<Bind[]> rows, SessionFacts session,
+            BatchExecutor.Undone undone, boolean large) throws SQLException {
+        connection.catalog.clear();
+        if (!undone.guarded()) {
+            connection.stats.noted(BatchPlanner.ANTI_JOIN_RETRIED, rows.size());
+            BatchPlan nativePlan = plan(description, rows, session, false);
+            if (nativePlan.isFallback()) {
+                connection.stats.fallback(nativePlan.fallbackReason(), rows.size());
+                replayIntoPgjdbc(rows);
+                return runInPgjdbc(large);
+            }
+            try {
+                long start = System.nanoTime();
+                BatchExecutor.Outcome outcome = BatchExecutor.run(connection.delegate, nativePlan, rows,
+                        description.parameterCount(), prepared.getQueryTimeout());
+                connection.coalesced(nativePlan, rows.size(), outcome, System.nanoTime() - start, sql);
+                return outcome.counts();
+            } catch (BatchExecutor.Undone again) {
+                return connection.runAsSentAfterUndo(again, rows.size(), () -> {
+                    replayIntoPgjdbc(rows);
+                    return runInPgjdbc(large);
+                });
+            }
+        }
+        SQLException cause = undone.sqlCause();
+        String constraint = violatedConstraint(cause);
+        java.util.List<String> arbiters = arbiterNames(description);
+        if (constraint != null && arbiters != null && !arbiters.contains(constraint)) {
+            return connection.runAsSentAfterUndo(undone, rows.size(), () -> {
+                replayIntoPgjdbc(rows);
+                return runInPgjdbc(large);
+            });
+        }
+        BatchExecutor.releaseGuard(connection.delegate);
+        connection.stats.noted(BatchPlanner.ANTI_JOIN_RAISED, rows.size());
+        int[] failed = new int[rows.size()];
+        java.util.Arrays.fill(failed, Statement.EXECUTE_FAILED);
+        throw new BatchUpdateException("Flushless: the batch of " + rows.size() + " rows of '" + sql + "' ran with"
+                + " flushless.onConflict=antijoin (the existing keys are read first, then the missing rows inserted) and"
+                + " met a unique violation on its conflict target" + (constraint == null ? "" : " (" + constraint + ")")
+                + ": another transaction inserted one of its keys concurrently. Nothing of the batch was applied; the"
+                + " transaction is still open. Roll back and retry, or set flushless.onConflict=native for writers that"
+                + " race on the same keys inside transactions. Server message: " + cause.getMessage(),
+                UNIQUE_VIOLATION, cause.getErrorCode(), failed, cause);
+    }
+
+    /** The constraint (index) a unique violation names, or {@code null} when the server's message is not at hand. */
+    private static String violatedConstraint(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.postgresql.util.PSQLException pg && pg.getServerErrorMessage() != null) {
+                return pg.getServerErrorMessage().getConstraint();
+            }
+        }
+        return null;
+    }
+
+    /** The arbiter indexes of the statement's conflict target, or {@code null} when unknown. */
+    private java.util.List<String> arbiterNames(StatementDescription description) {
+        try {
+            TableCatalog.TableInfo table = connection.catalog.lookup(connection.delegate, description.targetTable());
+            java.util.List<String> target = new java.util.ArrayList<>();
+            for (StatementDescription.KeyColumn key : description.conflictKeys()) {
+                target.add(key.column());
+            }
+            return connection.catalog.conflictFacts(connection.delegate, table).arbiters(target).stream()
+                    .map(dev.flushless.jdbc.batch.ConflictFacts.UniqueIndex::name).toList();
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    private BatchPlan plan(StatementDescription description, List<Bind[]> rows, SessionFacts session, boolean antiJoin)
+            throws SQLException {
         TableCatalog.TableInfo table;
         try {
             table = connection.catalog.lookup(connection.delegate, description.targetTable());
@@ -331,8 +419,18 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         }
         String returningSuffix = keyColumns == null ? null
                 : description.hasReturning() ? "" : session.returningSuffix(keyColumns);
+        dev.flushless.jdbc.batch.ConflictFacts facts = null;
+        boolean onConflict = description.onConflict() != StatementDescription.OnConflict.NONE;
+        if (antiJoin && onConflict && table.kindProblem() == null) {
+            try {
+                facts = connection.catalog.conflictFacts(connection.delegate, table);
+            } catch (SQLException e) {
+                facts = null; // the planner says why the anti-join form is not used
+            }
+        }
         return BatchPlanner.plan(description, rows, table, returningSuffix, new BatchPlanner.Settings(
-                connection.flushlessConfig().maxRowsPerStatement(), connection.flushlessConfig().trustTriggers(), session));
+                connection.flushlessConfig().maxRowsPerStatement(), connection.flushlessConfig().trustTriggers(), session,
+                antiJoin && onConflict, facts));
     }
 
     private long[] runInPgjdbc(boolean large) throws SQLException {

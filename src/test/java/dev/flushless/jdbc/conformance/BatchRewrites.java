@@ -760,11 +760,16 @@ final class BatchRewrites {
                 }
             }));
         }
+        for (String form : new String[] {"native", "antijoin"}) {
+        // flushless.onConflict=antijoin (forced: auto is native on PostgreSQL) must be as exact as native ON CONFLICT
+        boolean antiJoin = form.equals("antijoin");
+        String suffix = antiJoin ? ", onConflict=antijoin" : "";
+        String kindSuffix = antiJoin ? "-antijoin" : "";
         for (boolean autocommit : new boolean[] {true, false}) {
-            String mode = autocommit ? "autocommit" : "transaction";
-            all.add(rewritten("upsert-do-nothing", "upsert batch (" + mode + "): DO NOTHING with existing, repeated and NULL keys",
+            String mode = (autocommit ? "autocommit" : "transaction") + suffix;
+            all.add(rewritten("upsert-do-nothing" + kindSuffix, "upsert batch (" + mode + "): DO NOTHING with existing, repeated and NULL keys",
                     (env, t) -> {
-                        Connection c = env.connection();
+                        Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
                         c.createStatement().execute("CREATE TABLE stock (sku text PRIMARY KEY, qty int, code int UNIQUE)");
                         c.createStatement().execute("INSERT INTO stock VALUES ('a', 1, 1), ('b', 2, 2)");
                         c.setAutoCommit(autocommit);
@@ -792,9 +797,9 @@ final class BatchRewrites {
                             c.commit();
                         }
                     }));
-            all.add(rewritten("upsert-do-update", "upsert batch (" + mode + "): DO UPDATE with EXCLUDED, WHERE and repeated keys",
+            all.add(rewritten("upsert-do-update" + kindSuffix, "upsert batch (" + mode + "): DO UPDATE with EXCLUDED, WHERE and repeated keys",
                     (env, t) -> {
-                        Connection c = env.connection();
+                        Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
                         c.createStatement().execute("CREATE TABLE counter (k1 int, k2 text, hits int NOT NULL, note text,"
                                 + " PRIMARY KEY (k1, k2))");
                         c.createStatement().execute("INSERT INTO counter VALUES (1, 'x', 10, 'old'), (2, 'y', 20, 'old')");
@@ -817,6 +822,84 @@ final class BatchRewrites {
                         }
                     }));
         }
+        }
+        all.add(rewritten("upsert-do-nothing-antijoin",
+                "upsert batch, onConflict=antijoin: composite varchar and float8 keys (0 = -0, NaN = NaN), NULLs, over chunks of 3",
+                (env, t) -> {
+                    Connection c = env.open("flushless.onConflict=antijoin&flushless.maxRowsPerStatement=3");
+                    c.createStatement().execute("CREATE TABLE visit (site varchar(8), score float8, n int, note text,"
+                            + " UNIQUE (site, score))");
+                    c.createStatement().execute("INSERT INTO visit VALUES ('a', 0, 1, 'old'), (NULL, 1.5, 2, 'old'),"
+                            + " ('b', 'NaN', 3, 'old')");
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO visit (site, score, n, note) VALUES (?, ?, ?, ?) ON CONFLICT (site, score) DO NOTHING");
+                    Object[][] rows = {{"a", -0.0}, {"a", 2.5}, {null, 1.5}, {"b", Double.NaN}, {"a", 2.5}, {null, 1.5},
+                        {"b", null}, {"b", null}, {"c", Double.NaN}, {"c", Double.NaN}, {"a ", 0.0}, {"a", 2.50}};
+                    for (int i = 0; i < rows.length; i++) {
+                        ps.setString(1, (String) rows[i][0]);
+                        if (rows[i][1] == null) {
+                            ps.setNull(2, Types.DOUBLE);
+                        } else {
+                            ps.setDouble(2, (Double) rows[i][1]);
+                        }
+                        ps.setInt(3, i);
+                        ps.setString(4, "new " + i);
+                        ps.addBatch();
+                    }
+                    t.add("counts", ps.executeLargeBatch());
+                }));
+        all.add(rewritten("upsert-do-update-antijoin",
+                "upsert batch, onConflict=antijoin: DO UPDATE with parameters in SET, a NULL key and a numeric(8,2) key",
+                (env, t) -> {
+                    Connection c = env.open("flushless.onConflict=antijoin");
+                    c.createStatement().execute("CREATE TABLE priced2 (id int PRIMARY KEY, price numeric(8,2),"
+                            + " updated_by text, ref numeric(8,2) UNIQUE)");
+                    c.createStatement().execute("INSERT INTO priced2 SELECT g, g, 'seed', g * 10 FROM generate_series(1, 5) g");
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
+                            + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ? || EXCLUDED.updated_by");
+                    for (int id : new int[] {1, 2, 3, 6, 7, 3, 6, 1}) {
+                        ps.setInt(1, id);
+                        ps.setBigDecimal(2, new BigDecimal("10.005").multiply(BigDecimal.valueOf(id)));
+                        ps.setString(3, "row " + id);
+                        ps.setObject(4, id > 5 ? new BigDecimal(id + ".5") : null, Types.NUMERIC);
+                        ps.setInt(5, id % 3 == 0 ? 2 : 1);
+                        ps.setString(6, id % 3 == 0 ? "doubler " : "plain ");
+                        ps.addBatch();
+                    }
+                    t.add("counts", ps.executeBatch());
+                    PreparedStatement byRef = c.prepareStatement("INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
+                            + " ON CONFLICT (ref) DO UPDATE SET updated_by = 'by ref ' || EXCLUDED.id");
+                    Object[][] refs = {{20, "10.00"}, {21, null}, {22, "6.50"}, {23, null}, {24, "99.99"}, {25, "99.99"}};
+                    for (Object[] row : refs) {
+                        byRef.setInt(1, (Integer) row[0]);
+                        byRef.setBigDecimal(2, BigDecimal.ONE);
+                        byRef.setString(3, "insert");
+                        byRef.setBigDecimal(4, row[1] == null ? null : new BigDecimal((String) row[1]));
+                        byRef.addBatch();
+                    }
+                    t.add("by ref counts", byRef.executeBatch());
+                }));
+        all.add(fallsBack("onConflict=antijoin not applied",
+                "upsert batch, onConflict=antijoin: generated keys and a serial column run as native ON CONFLICT",
+                (env, t) -> {
+                    Connection c = env.open("flushless.onConflict=antijoin");
+                    c.createStatement().execute("CREATE TABLE tagged2 (id serial PRIMARY KEY, tag text UNIQUE)");
+                    c.createStatement().execute("INSERT INTO tagged2 (tag) VALUES ('b')");
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING", Statement.RETURN_GENERATED_KEYS);
+                    PreparedStatement plain = c.prepareStatement("INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING");
+                    for (String tag : new String[] {"a", "b", "c", "a"}) {
+                        ps.setString(1, tag);
+                        ps.addBatch();
+                        plain.setString(1, tag + tag);
+                        plain.addBatch();
+                        plain.setString(1, tag);
+                        plain.addBatch();
+                    }
+                    t.add("counts", ps.executeBatch());
+                    t.rows("keys", ps.getGeneratedKeys());
+                    t.add("plain counts (the sequence is drawn for skipped rows too)", plain.executeBatch());
+                }));
         all.add(rewritten("upsert-do-update", "upsert batch: parameters in DO UPDATE SET, equal and different across rows",
                 (env, t) -> {
                     Connection c = env.connection();
