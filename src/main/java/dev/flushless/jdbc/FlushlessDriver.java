@@ -102,11 +102,23 @@ public final class FlushlessDriver implements Driver {
         return Logger.getLogger("dev.flushless.jdbc");
     }
 
+    /** The YugabyteDB smart driver's class, and its Maven coordinates. */
+    static final String YUGABYTE_DRIVER = "com.yugabyte.Driver";
+    static final String YUGABYTE_ARTIFACT = "com.yugabyte:jdbc-yugabytedb";
+    private static final String YUGABYTE_PREFIX = "jdbc:yugabytedb:";
+
     /** The driver that accepts {@code delegateUrl}, or an error naming the URL and the registered drivers. */
     static Driver delegateFor(String delegateUrl) throws SQLException {
         Driver driver = findDelegate(delegateUrl);
         if (driver != null) {
             return driver;
+        }
+        if (delegateUrl.startsWith(YUGABYTE_PREFIX)) {
+            throw new SQLException("The URL " + redact(URL_PREFIX + delegateUrl.substring("jdbc:".length()))
+                    + " needs the YugabyteDB smart driver (" + YUGABYTE_DRIVER + "), which is not on the classpath."
+                    + " Add the Maven dependency " + YUGABYTE_ARTIFACT + " (<groupId>com.yugabyte</groupId>"
+                    + "<artifactId>jdbc-yugabytedb</artifactId>), or connect with pgjdbc instead:"
+                    + " jdbc:flushless:postgresql://host:5433/yugabyte (YSQL speaks the PostgreSQL protocol).", "08001");
         }
         List<String> registered = new ArrayList<>();
         for (Driver candidate : Collections.list(DriverManager.getDrivers())) {
@@ -124,10 +136,34 @@ public final class FlushlessDriver implements Driver {
                 return candidate;
             }
         }
+        if (delegateUrl.startsWith(YUGABYTE_PREFIX)) {
+            // The smart driver may be on a class path DriverManager does not see (a container's class loader).
+            Driver yugabyte = loadDriver(YUGABYTE_DRIVER);
+            return yugabyte != null && yugabyte.acceptsURL(delegateUrl) ? yugabyte : null;
+        }
         // pgjdbc is a dependency of this driver; use it directly where DriverManager cannot see it
         // (e.g. a container class loader that hides it from DriverManager).
         org.postgresql.Driver pgjdbc = new org.postgresql.Driver();
         return pgjdbc.acceptsURL(delegateUrl) ? pgjdbc : null;
+    }
+
+    /** An instance of the JDBC driver class {@code name}, from the context or this class loader, or {@code null}. */
+    private static Driver loadDriver(String name) {
+        for (ClassLoader loader : new ClassLoader[] {Thread.currentThread().getContextClassLoader(),
+            FlushlessDriver.class.getClassLoader()}) {
+            if (loader == null) {
+                continue;
+            }
+            try {
+                Class<?> type = Class.forName(name, true, loader);
+                if (Driver.class.isAssignableFrom(type)) {
+                    return (Driver) type.getDeclaredConstructor().newInstance();
+                }
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+                // not there (or not usable) through this loader: try the next
+            }
+        }
+        return null;
     }
 
     /** The URL without its query string, which may hold a password. */
