@@ -6,6 +6,7 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
 import dev.flushless.jdbc.batch.BatchPlan;
+import dev.flushless.jdbc.stats.YugabyteFlushModel;
 import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.batch.SessionFacts;
@@ -251,7 +252,7 @@ public final class Explain {
         long preparedIssued = 0;
         long preparedSent = 0;
         long preparedWritesIssued = 0;
-        long preparedWritesSent = 0;
+        long preparedFlushesAfter = 0;
         long otherStatements = 0;
         out.println();
         out.println("== Each statement as a PreparedStatement batch of " + rows + " row" + (rows == 1 ? "" : "s") + " ==");
@@ -289,7 +290,7 @@ public final class Explain {
             preparedIssued += rows;
             preparedSent += sent;
             preparedWritesIssued += rows;
-            preparedWritesSent += sent;
+            preparedFlushesAfter += plan.isFallback() ? rows : flushes(plan);
         }
 
         out.println();
@@ -329,12 +330,24 @@ public final class Explain {
         out.println("  other statements (run as sent, once each): " + otherStatements);
         out.println("  statements: " + issued + " issued by the application -> " + sent + " sent by Flushless");
         out.println("  estimated YugabyteDB flushes: " + (preparedWritesIssued + chainIssued) + " before -> "
-                + (preparedWritesSent + chainSent) + " after");
-        out.println("  (simple model for now: one flush per INSERT, UPDATE or DELETE statement sent; other statements");
-        out.println("  are not counted as flushes)");
+                + (preparedFlushesAfter + chainSent) + " after");
+        out.println("  (model: every INSERT, UPDATE or DELETE statement waits for one flush, and one more per 3072 rows it");
+        out.println("  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
+        out.println("  ON CONFLICT; other statements and commits are not counted)");
         if (mode.equals("transaction")) {
             explainTransaction(items);
         }
+    }
+
+    /** YugabyteDB flushes of a coalesced plan's statements ({@link YugabyteFlushModel}, ON CONFLICT not batched). */
+    private static long flushes(BatchPlan plan) {
+        YugabyteFlushModel model = YugabyteFlushModel.UNBATCHED_ON_CONFLICT;
+        long flushes = 0;
+        for (BatchPlan.Step step : plan.statements()) {
+            int rows = Math.max(1, step.rows().length);
+            flushes += plan.isNativeOnConflict() ? model.onConflictStatement(rows) : model.writeStatement(rows);
+        }
+        return flushes;
     }
 
     /** Prints one Statement batch; returns the statements it sends. */
