@@ -283,7 +283,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 plan = null;
                 connection.stats.fallback(description.fallbackReason(), rows.size());
             } else {
-                plan = plan(description, rows, session, connection.onConflictAntiJoin());
+                plan = plan(description, rows, session, description.onConflict() != StatementDescription.OnConflict.NONE
+                        && connection.onConflictAntiJoin());
                 if (plan.isFallback()) {
                     connection.stats.fallback(plan.fallbackReason(), rows.size());
                 } else if (plan.note() != null) {
