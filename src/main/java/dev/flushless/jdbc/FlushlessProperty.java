@@ -51,9 +51,13 @@ public enum FlushlessProperty {
     MAX_BUFFERED_ROWS("flushless.maxBufferedRows", "10000", 1, 10_000_000,
             "mode=transaction: most INSERT rows a transaction keeps buffered before sending them"),
 
-    /** {@code mode=transaction}: most bytes of bound values (estimated) a transaction keeps buffered. */
+    /**
+     * {@code mode=transaction}: most bytes of values (estimated) a transaction keeps buffered: bound values, and
+     * the whole text of a plain Statement (its values are literals in it).
+     */
     MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", "16777216", 1024, Integer.MAX_VALUE,
-            "mode=transaction: most bytes of bound values (estimated) a transaction keeps buffered before sending them");
+            "mode=transaction: most bytes of values (estimated; bound values, and a Statement's whole text) a"
+                    + " transaction keeps buffered before sending them");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";
