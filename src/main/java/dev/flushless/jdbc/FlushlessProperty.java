@@ -42,7 +42,8 @@ public enum FlushlessProperty {
 
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
-            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection)"),
+            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"
+                    + " texts hold at most 4096 characters per entry on average"),
 
     /**
      * {@code mode=transaction}: most INSERT rows a transaction keeps buffered; reaching it sends the buffer

@@ -27,7 +27,8 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
 
 /**
  * The only class that talks to JSqlParser: turns SQL text into a {@link StatementDescription}, once per
- * distinct text (a bounded, least-recently-used cache shared by all connections). SQL that does not
+ * distinct text (a least-recently-used cache shared by all connections, bounded in entries and in
+ * characters of SQL, see {@link #CHARS_PER_ENTRY}). SQL that does not
  * parse, or whose shape the analysis does not fully understand, is described with a fallback reason and
  * runs exactly as the application wrote it.
  */
@@ -38,20 +39,26 @@ public final class SqlAnalyzer {
     private static final Set<String> SESSION_WORDS = Set.of("set", "reset", "discard");
     private static final Set<String> QUERY_WORDS = Set.of("select", "with", "values", "table", "show", "explain");
 
-    private final int capacity;
-    private final Map<String, StatementDescription> cache;
+    /**
+     * Characters of SQL text the cache may hold per entry of its capacity, on average. A cache entry keeps
+     * its SQL text (the key, which the description also holds), and texts have no size limit: applications
+     * that build SQL with literals send texts of any length, so a cache bounded by entries alone could hold
+     * {@code capacity} texts of a megabyte each. The least recently used entries are dropped until the texts
+     * fit, and a text longer than the whole budget is analysed but not cached.
+     */
+    public static final long CHARS_PER_ENTRY = 4096;
 
-    /** An analyzer caching up to {@code capacity} distinct SQL texts. */
+    private final int capacity;
+    private final long maxChars;
+    private final Map<String, StatementDescription> cache;
+    /** Characters of the cached texts; guarded by {@link #cache}. */
+    private long chars;
+
+    /** An analyzer caching up to {@code capacity} distinct SQL texts of {@code capacity * CHARS_PER_ENTRY} characters in all. */
     public SqlAnalyzer(int capacity) {
         this.capacity = capacity;
-        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, StatementDescription> eldest) {
-                return size() > SqlAnalyzer.this.capacity;
-            }
-        };
+        this.maxChars = capacity * CHARS_PER_ENTRY;
+        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true);
     }
 
     /** The description of {@code sql}, from the cache or analysed now. Never throws. */
@@ -63,8 +70,18 @@ public final class SqlAnalyzer {
             }
         }
         StatementDescription description = analyse(sql);
-        synchronized (cache) {
-            cache.put(sql, description);
+        if (sql.length() <= maxChars) {
+            synchronized (cache) {
+                if (cache.put(sql, description) == null) {
+                    chars += sql.length();
+                }
+                // least recently used first; the new entry, last, fits on its own
+                java.util.Iterator<String> eldest = cache.keySet().iterator();
+                while (cache.size() > capacity || chars > maxChars) {
+                    chars -= eldest.next().length();
+                    eldest.remove();
+                }
+            }
         }
         return description;
     }
@@ -73,6 +90,13 @@ public final class SqlAnalyzer {
     public int cachedCount() {
         synchronized (cache) {
             return cache.size();
+        }
+    }
+
+    /** Characters of SQL text the cached descriptions hold (bounded by the capacity times {@link #CHARS_PER_ENTRY}). */
+    public long cachedChars() {
+        synchronized (cache) {
+            return chars;
         }
     }
 

@@ -15,6 +15,11 @@ public final class WrapperInternals {
         return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedCount();
     }
 
+    /** Characters of SQL text the driver-wide analysis cache holds. */
+    public static long parseCacheChars() {
+        return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedChars();
+    }
+
     /** Rows {@code mode=transaction} keeps buffered on {@code connection} now. */
     public static long bufferedRows(Connection connection) throws SQLException {
         return wrapped(connection).transactions.bufferedRows();
