@@ -188,6 +188,20 @@ public final class SqlAnalyzer {
         }
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
+        try {
+            return analyseStatement(sql, kind, tokens, b);
+        } catch (StackOverflowError e) {
+            // The walks over JSqlParser's tree (and its toString) recurse once per operator: a chain such as
+            // 1+1+...+1 of some thousands of terms, which PostgreSQL may accept, overflows an application thread's
+            // stack. The text then runs as sent, and may not join a Statement-batch chain either.
+            String reason = "expression nested too deeply to analyse";
+            return b.fallback(reason).chainReason(reason).build();
+        }
+    }
+
+    /** {@link #analyse} of a single statement's tokens, from its kind on; may overflow the stack on deep expressions. */
+    private static StatementDescription analyseStatement(String sql, StatementDescription.Kind kind, List<Token> tokens,
+            StatementDescription.Builder b) {
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
                 b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
