@@ -121,7 +121,10 @@ public final class SqlAnalyzer {
 
     /**
      * The statement kind from the leading keyword only: cheap enough for every statement on the hot path
-     * (no parser), used to notice DDL and session changes that invalidate cached catalog facts.
+     * (no parser), used to notice DDL and session changes that invalidate cached catalog facts. Comments are
+     * skipped as PostgreSQL (and pgjdbc) read them: block comments nest, so in
+     * {@code /* a /* b *}{@code / SELECT *}{@code / CREATE TRIGGER ...} the statement is the CREATE TRIGGER, not
+     * a SELECT; and a line comment ends at a carriage return as well as at a newline.
      */
     public static StatementDescription.Kind leadingKind(String sql) {
         int i = 0;
@@ -131,11 +134,11 @@ public final class SqlAnalyzer {
             if (Character.isWhitespace(c) || c == '(') {
                 i++;
             } else if (sql.startsWith("--", i)) {
-                int eol = sql.indexOf('\n', i);
-                i = eol < 0 ? n : eol + 1;
+                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+                    i++;
+                }
             } else if (sql.startsWith("/*", i)) {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
+                i = SqlLexer.endOfBlockCommentOrText(sql, i);
             } else {
                 break;
             }
