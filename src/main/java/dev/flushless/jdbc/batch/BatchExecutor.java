@@ -401,6 +401,28 @@ public final class BatchExecutor {
         return wide;
     }
 
+    /**
+     * What {@code executeBatch()} raises for {@code failure}: pgjdbc reports a connection lost during its own
+     * batch as a {@link java.sql.BatchUpdateException} carrying the failure's SQLState (class 08), the failure as
+     * next exception and cause, and {@code EXECUTE_FAILED} for every entry not known to have committed; a
+     * coalesced run failing so reached the application as the bare failure. Nothing of a coalesced batch is
+     * known to have committed (it runs as one transaction), so every one of its {@code entries} failed.
+     * Anything else (a BatchUpdateException already, a server error) is returned as it is.
+     */
+    public static SQLException asBatchFailure(SQLException failure, int entries) {
+        if (failure instanceof java.sql.BatchUpdateException || failure.getSQLState() == null
+                || !failure.getSQLState().startsWith("08")) {
+            return failure;
+        }
+        long[] counts = new long[entries];
+        java.util.Arrays.fill(counts, Statement.EXECUTE_FAILED);
+        java.sql.BatchUpdateException batch = new java.sql.BatchUpdateException("Batch entry 0 <unknown> was aborted: "
+                + failure.getMessage() + "  Call getNextException to see other errors in the batch.",
+                failure.getSQLState(), failure.getErrorCode(), counts, failure);
+        batch.setNextException(failure);
+        return batch;
+    }
+
     /** Releases the guard savepoint after a successful re-run of an undone batch. */
     public static void releaseGuard(Connection connection) throws SQLException {
         try (Statement release = connection.createStatement()) {

@@ -217,6 +217,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
      */
     private long[] runBatch(boolean large) throws SQLException {
         beforeExecution();
+        int entries = recorder != null ? recorder.rows().size() + passedThroughRows : passedThroughRows;
         try {
             if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
                 if (passedThroughRows > 0 && !prepared.isClosed()) {
@@ -286,6 +287,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                     return runInPgjdbc(large);
                 });
             }
+        } catch (SQLException e) {
+            throw BatchExecutor.asBatchFailure(e, entries); // a lost connection, as pgjdbc reports it for a batch
         } finally {
             resetBatch();
         }
