@@ -339,31 +339,36 @@ class FaultInjectionTest {
     /**
      * The exception a lost connection gives {@code executeBatch()}: bare pgjdbc raises a
      * {@link java.sql.BatchUpdateException} (SQLState 08006, every entry {@code EXECUTE_FAILED}, the I/O error as
-     * its next exception); a coalesced batch raises pgjdbc's plain PSQLException of its own multi-statement
-     * execution. Same SQLState, different class and no update counts.
+     * its next exception), and so must a coalesced batch (PreparedStatement and Statement batches, in autocommit
+     * and in a transaction), not the plain exception of its own multi-statement execution.
      */
-    @org.junit.jupiter.api.Disabled("bug: a coalesced batch whose connection is lost throws PSQLException 08006, not bare"
-            + " pgjdbc's BatchUpdateException 08006 with EXECUTE_FAILED counts (BatchExecutor rethrows 08 errors as they are)")
-    @org.junit.jupiter.api.Test
-    void lostConnectionDuringExecuteBatchIsABatchUpdateExceptionAsInPgjdbc(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE fi_lost (id int PRIMARY KEY, v text)");
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"prepared", "prepared in a transaction", "statement"})
+    void lostConnectionDuringExecuteBatchIsABatchUpdateExceptionAsInPgjdbc(String shape, TestDatabase db) throws Exception {
+        String table = "fi_lost_" + shape.replace(' ', '_');
+        db.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v text)");
         List<String> observed = new ArrayList<>();
         for (String url : List.of(db.pgjdbcUrl(), db.flushlessUrl("flushless.mode=batch"))) {
             try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
                  Connection c = DriverManager.getConnection(proxy.proxiedUrl(url), db.credentials());
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO fi_lost (id, v) VALUES (?, ?)")) {
+                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)");
+                 Statement st = c.createStatement()) {
+                c.setAutoCommit(!shape.endsWith("transaction"));
                 for (int i = 0; i < 6; i++) {
                     ps.setInt(1, i);
                     ps.setString(2, "v" + i);
                     ps.addBatch();
+                    st.addBatch("INSERT INTO " + table + " (id, v) VALUES (" + (100 + i) + ", 'v')");
                 }
-                proxy.cut(Cut.BEFORE_REQUEST, "INSERT INTO fi_lost");
-                SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, ps::executeBatch);
+                proxy.cut(Cut.BEFORE_REQUEST, "INSERT INTO " + table);
+                SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                        shape.startsWith("prepared") ? ps::executeBatch : st::executeBatch);
                 observed.add(e.getClass().getSimpleName() + " " + e.getSQLState() + " "
-                        + (e instanceof java.sql.BatchUpdateException b ? Arrays.toString(b.getUpdateCounts()) : "no counts"));
+                        + (e instanceof java.sql.BatchUpdateException b ? Arrays.toString(b.getUpdateCounts()) : "no counts")
+                        + " next " + (e.getNextException() == null ? null : e.getNextException().getSQLState()));
             }
         }
-        assertEquals(observed.get(0), observed.get(1));
+        assertEquals(observed.get(0), observed.get(1), shape + ": bare pgjdbc, then Flushless");
     }
 
     // ---- helpers ----
