@@ -407,11 +407,13 @@ public final class BatchExecutor {
      * next exception and cause, and {@code EXECUTE_FAILED} for every entry not known to have committed; a
      * coalesced run failing so reached the application as the bare failure. Nothing of a coalesced batch is
      * known to have committed (it runs as one transaction), so every one of its {@code entries} failed.
-     * Anything else (a BatchUpdateException already, a server error) is returned as it is.
+     * Anything else is returned as it is: a BatchUpdateException already, a server error, and a connection
+     * that was closed before (08003, which pgjdbc's {@code executeBatch()} raises plainly, before any batch).
      */
     public static SQLException asBatchFailure(SQLException failure, int entries) {
-        if (failure instanceof java.sql.BatchUpdateException || failure.getSQLState() == null
-                || !failure.getSQLState().startsWith("08")) {
+        String state = failure.getSQLState();
+        if (failure instanceof java.sql.BatchUpdateException || state == null || !state.startsWith("08")
+                || state.equals("08003")) {
             return failure;
         }
         long[] counts = new long[entries];

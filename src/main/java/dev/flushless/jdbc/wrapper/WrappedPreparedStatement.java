@@ -217,7 +217,6 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
      */
     private long[] runBatch(boolean large) throws SQLException {
         beforeExecution();
-        int entries = recorder != null ? recorder.rows().size() + passedThroughRows : passedThroughRows;
         try {
             if (recorder == null || !recorder.hasRows() || prepared.isClosed()) {
                 if (passedThroughRows > 0 && !prepared.isClosed()) {
@@ -286,9 +285,9 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                     replayIntoPgjdbc(rows);
                     return runInPgjdbc(large);
                 });
+            } catch (SQLException e) {
+                throw BatchExecutor.asBatchFailure(e, rows.size()); // a lost connection, as pgjdbc reports it for a batch
             }
-        } catch (SQLException e) {
-            throw BatchExecutor.asBatchFailure(e, entries); // a lost connection, as pgjdbc reports it for a batch
         } finally {
             resetBatch();
         }

@@ -149,15 +149,6 @@ public class WrappedStatement implements Statement {
      * returns {@code null} (the caller then runs pgjdbc's batch, as the application would have).
      */
     private long[] runTextBatch() throws SQLException {
-        int entries = (batchTexts == null ? 0 : batchTexts.size()) + unkeptBatchTexts;
-        try {
-            return runTextBatchOrNull();
-        } catch (SQLException e) {
-            throw BatchExecutor.asBatchFailure(e, entries); // a lost connection, as pgjdbc reports it for a batch
-        }
-    }
-
-    private long[] runTextBatchOrNull() throws SQLException {
         if (batchTexts == null || batchTexts.isEmpty() || delegate.isClosed()) {
             if (unkeptBatchTexts > 0 && !delegate.isClosed()) {
                 connection.transactions.beforeConnectionCall("a Statement batch", true);
@@ -211,6 +202,8 @@ public class WrappedStatement implements Statement {
                     replay(texts);
                     return BatchExecutor.widen(delegate.executeBatch());
                 });
+            } catch (SQLException e) {
+                throw BatchExecutor.asBatchFailure(e, texts.size()); // a lost connection, as pgjdbc reports it for a batch
             }
         } finally {
             for (String text : texts) {
