@@ -401,8 +401,19 @@ public final class LatencyProxy implements AutoCloseable {
         }, "latency-proxy-" + port() + "-write-" + name).start();
     }
 
-    /** Writes what {@code forward} lets through; false (after killing the connection) when it is a cut. */
+    /**
+     * Writes what {@code forward} lets through; false (after killing the connection) when it is a cut. A cut
+     * marks the connection dying before its last bytes go out, so that nothing the peer sends in answer to
+     * them (a client that got its reply and sends COMMIT at once) slips through the other direction before
+     * the sockets are closed.
+     */
     private static boolean forward(Forward forward, OutputStream out, Link link) throws IOException {
+        if (forward.kill()) {
+            link.dying = true;
+        } else if (link.dying) {
+            link.kill();
+            return false;
+        }
         if (forward.length() > 0) {
             out.write(forward.bytes(), 0, forward.length());
             out.flush();
@@ -450,6 +461,8 @@ public final class LatencyProxy implements AutoCloseable {
         final ReplyCut replyCut = new ReplyCut();
         /** A fault that fired on a request of this connection and cuts at (or after) the ReadyForQuery ending it. */
         volatile Fault pendingReplyFault;
+        /** Set when a cut is under way: nothing more is forwarded in either direction. */
+        volatile boolean dying;
 
         Link(Socket client, Socket server) {
             this.client = client;
