@@ -42,7 +42,8 @@ public enum FlushlessProperty {
 
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
-            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection)"),
+            "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"
+                    + " texts hold at most 4096 characters per entry on average"),
 
     /**
      * {@code mode=transaction}: most INSERT rows a transaction keeps buffered; reaching it sends the buffer
@@ -51,9 +52,13 @@ public enum FlushlessProperty {
     MAX_BUFFERED_ROWS("flushless.maxBufferedRows", "10000", 1, 10_000_000,
             "mode=transaction: most INSERT rows a transaction keeps buffered before sending them"),
 
-    /** {@code mode=transaction}: most bytes of bound values (estimated) a transaction keeps buffered. */
+    /**
+     * {@code mode=transaction}: most bytes of values (estimated) a transaction keeps buffered: bound values, and
+     * the whole text of a plain Statement (its values are literals in it).
+     */
     MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", "16777216", 1024, Integer.MAX_VALUE,
-            "mode=transaction: most bytes of bound values (estimated) a transaction keeps buffered before sending them"),
+            "mode=transaction: most bytes of values (estimated; bound values, and a Statement's whole text) a"
+                    + " transaction keeps buffered before sending them"),
 
     /**
      * Group commit across connections: concurrent single-row autocommit INSERTs of one SQL text, from

@@ -99,8 +99,8 @@ final class ReadAnalysis {
         try {
             Set<String> tables = new TablesNamesFinder<Void>().getTables(statement);
             return new ArrayList<>(tables);
-        } catch (RuntimeException e) {
-            return null;
+        } catch (RuntimeException | StackOverflowError e) {
+            return null; // the finder recurses once per operator: a long chain of them overflows the stack
         }
     }
 }

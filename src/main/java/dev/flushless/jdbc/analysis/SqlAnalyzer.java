@@ -28,7 +28,8 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
 
 /**
  * The only class that talks to JSqlParser: turns SQL text into a {@link StatementDescription}, once per
- * distinct text (a bounded, least-recently-used cache shared by all connections). SQL that does not
+ * distinct text (a least-recently-used cache shared by all connections, bounded in entries and in
+ * characters of SQL, see {@link #CHARS_PER_ENTRY}). SQL that does not
  * parse, or whose shape the analysis does not fully understand, is described with a fallback reason and
  * runs exactly as the application wrote it.
  */
@@ -39,20 +40,26 @@ public final class SqlAnalyzer {
     private static final Set<String> SESSION_WORDS = Set.of("set", "reset", "discard");
     private static final Set<String> QUERY_WORDS = Set.of("select", "with", "values", "table", "show", "explain");
 
-    private final int capacity;
-    private final Map<String, StatementDescription> cache;
+    /**
+     * Characters of SQL text the cache may hold per entry of its capacity, on average. A cache entry keeps
+     * its SQL text (the key, which the description also holds), and texts have no size limit: applications
+     * that build SQL with literals send texts of any length, so a cache bounded by entries alone could hold
+     * {@code capacity} texts of a megabyte each. The least recently used entries are dropped until the texts
+     * fit, and a text longer than the whole budget is analysed but not cached.
+     */
+    public static final long CHARS_PER_ENTRY = 4096;
 
-    /** An analyzer caching up to {@code capacity} distinct SQL texts. */
+    private final int capacity;
+    private final long maxChars;
+    private final Map<String, StatementDescription> cache;
+    /** Characters of the cached texts; guarded by {@link #cache}. */
+    private long chars;
+
+    /** An analyzer caching up to {@code capacity} distinct SQL texts of {@code capacity * CHARS_PER_ENTRY} characters in all. */
     public SqlAnalyzer(int capacity) {
         this.capacity = capacity;
-        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true) {
-            private static final long serialVersionUID = 1L;
-
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, StatementDescription> eldest) {
-                return size() > SqlAnalyzer.this.capacity;
-            }
-        };
+        this.maxChars = capacity * CHARS_PER_ENTRY;
+        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true);
     }
 
     /** The description of {@code sql}, from the cache or analysed now. Never throws. */
@@ -64,8 +71,18 @@ public final class SqlAnalyzer {
             }
         }
         StatementDescription description = analyse(sql);
-        synchronized (cache) {
-            cache.put(sql, description);
+        if (sql.length() <= maxChars) {
+            synchronized (cache) {
+                if (cache.put(sql, description) == null) {
+                    chars += sql.length();
+                }
+                // least recently used first; the new entry, last, fits on its own
+                java.util.Iterator<String> eldest = cache.keySet().iterator();
+                while (cache.size() > capacity || chars > maxChars) {
+                    chars -= eldest.next().length();
+                    eldest.remove();
+                }
+            }
         }
         return description;
     }
@@ -74,6 +91,13 @@ public final class SqlAnalyzer {
     public int cachedCount() {
         synchronized (cache) {
             return cache.size();
+        }
+    }
+
+    /** Characters of SQL text the cached descriptions hold (bounded by the capacity times {@link #CHARS_PER_ENTRY}). */
+    public long cachedChars() {
+        synchronized (cache) {
+            return chars;
         }
     }
 
@@ -98,7 +122,10 @@ public final class SqlAnalyzer {
 
     /**
      * The statement kind from the leading keyword only: cheap enough for every statement on the hot path
-     * (no parser), used to notice DDL and session changes that invalidate cached catalog facts.
+     * (no parser), used to notice DDL and session changes that invalidate cached catalog facts. Comments are
+     * skipped as PostgreSQL (and pgjdbc) read them: block comments nest, so in
+     * {@code /* a /* b *}{@code / SELECT *}{@code / CREATE TRIGGER ...} the statement is the CREATE TRIGGER, not
+     * a SELECT; and a line comment ends at a carriage return as well as at a newline.
      */
     public static StatementDescription.Kind leadingKind(String sql) {
         int i = 0;
@@ -108,11 +135,11 @@ public final class SqlAnalyzer {
             if (Character.isWhitespace(c) || c == '(') {
                 i++;
             } else if (sql.startsWith("--", i)) {
-                int eol = sql.indexOf('\n', i);
-                i = eol < 0 ? n : eol + 1;
+                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+                    i++;
+                }
             } else if (sql.startsWith("/*", i)) {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? n : end + 2;
+                i = SqlLexer.endOfBlockCommentOrText(sql, i);
             } else {
                 break;
             }
@@ -165,6 +192,20 @@ public final class SqlAnalyzer {
         }
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
         b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
+        try {
+            return analyseStatement(sql, kind, tokens, b);
+        } catch (StackOverflowError e) {
+            // The walks over JSqlParser's tree (and its toString) recurse once per operator: a chain such as
+            // 1+1+...+1 of some thousands of terms, which PostgreSQL may accept, overflows an application thread's
+            // stack. The text then runs as sent, and may not join a Statement-batch chain either.
+            String reason = "expression nested too deeply to analyse";
+            return b.fallback(reason).chainReason(reason).build();
+        }
+    }
+
+    /** {@link #analyse} of a single statement's tokens, from its kind on; may overflow the stack on deep expressions. */
+    private static StatementDescription analyseStatement(String sql, StatementDescription.Kind kind, List<Token> tokens,
+            StatementDescription.Builder b) {
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
                 b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));

@@ -221,6 +221,15 @@ final class SqlLexer {
         return i > 0 && isWordPart(sql.charAt(i - 1));
     }
 
+    /** The end of the (nested) block comment starting at {@code i}, or the end of the text when it is unterminated. */
+    static int endOfBlockCommentOrText(String sql, int i) {
+        try {
+            return endOfBlockComment(sql, i);
+        } catch (LexException e) {
+            return sql.length();
+        }
+    }
+
     private static int endOfBlockComment(String sql, int i) throws LexException {
         int nesting = 0;
         int n = sql.length();

@@ -52,8 +52,9 @@ public final class BatchExecutor {
     /**
      * Runs {@code plan} for {@code rows} on {@code connection} (pgjdbc). Normally one execution; a plan
      * with more bind parameters than one execution may carry (pgjdbc counts them over all statements of
-     * a multi-statement text) runs as several, inside one transaction (in autocommit, a temporary one) so
-     * that it still applies all or nothing.
+     * a multi-statement text), or more statements than pgjdbc sends with one Sync (see
+     * {@link #MAX_STATEMENTS_PER_EXECUTION}), runs as several, inside one transaction (in autocommit, a
+     * temporary one) so that it still applies all or nothing.
      *
      * @throws Undone when the coalesced statements failed and their effect was undone
      * @throws SQLException when the connection failed so that nothing can be said or undone
@@ -89,7 +90,7 @@ public final class BatchExecutor {
 
     private static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int entries,
             int parametersPerRow, int queryTimeoutSeconds, boolean commitAfter) throws SQLException, Undone {
-        List<List<Step>> executions = packByParameters(plan.statements(), parametersPerRow);
+        List<List<Step>> executions = pack(plan.statements(), parametersPerRow);
         boolean autocommit = connection.getAutoCommit();
         boolean envelope = autocommit && executions.size() > 1;
         boolean guarded = !autocommit;
@@ -144,14 +145,32 @@ public final class BatchExecutor {
         return new Outcome(counts, returned, owners, sent, executions.size() + (envelope ? 1 : 0));
     }
 
-    /** Splits the steps into executions of at most {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters each. */
-    private static List<List<Step>> packByParameters(List<Step> steps, int parametersPerRow) {
+    /**
+     * Most statements of a plan sent in one execution. pgjdbc sends the statements of one execution with a
+     * single Sync only while it expects their replies to fit its receive buffer: it counts 250 bytes per
+     * statement (plus the row size of statements it has described) against 64,000 bytes and, past that,
+     * sends a Sync and waits for the replies before sending the rest (QueryExecutorImpl.flushIfDeadlockRisk),
+     * i.e. after at most 256 statements. In autocommit every Sync ends an implicit transaction, so a plan sent
+     * as one longer execution would commit in pieces: a connection lost, or a statement failing, after the
+     * first Sync would leave the first part committed, and the re-run as sent would apply it twice. Longer
+     * plans are therefore sent as several executions, which {@link #run} wraps in one transaction. 200 leaves
+     * room for the guard savepoint, its release, a COMMIT and pgjdbc's BEGIN, and for the row sizes pgjdbc
+     * adds for described statements with small results.
+     */
+    static final int MAX_STATEMENTS_PER_EXECUTION = 200;
+
+    /**
+     * Splits the steps into executions of at most {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters and
+     * {@link #MAX_STATEMENTS_PER_EXECUTION} statements each.
+     */
+    private static List<List<Step>> pack(List<Step> steps, int parametersPerRow) {
         List<List<Step>> executions = new ArrayList<>();
         List<Step> current = new ArrayList<>();
         long parameters = 0;
         for (Step step : steps) {
             long stepParameters = step.parameterCount(parametersPerRow);
-            if (!current.isEmpty() && parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS) {
+            if (!current.isEmpty() && (parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS
+                    || current.size() >= MAX_STATEMENTS_PER_EXECUTION)) {
                 executions.add(current);
                 current = new ArrayList<>();
                 parameters = 0;
@@ -380,6 +399,30 @@ public final class BatchExecutor {
             wide[i] = counts[i];
         }
         return wide;
+    }
+
+    /**
+     * What {@code executeBatch()} raises for {@code failure}: pgjdbc reports a connection lost during its own
+     * batch as a {@link java.sql.BatchUpdateException} carrying the failure's SQLState (class 08), the failure as
+     * next exception and cause, and {@code EXECUTE_FAILED} for every entry not known to have committed; a
+     * coalesced run failing so reached the application as the bare failure. Nothing of a coalesced batch is
+     * known to have committed (it runs as one transaction), so every one of its {@code entries} failed.
+     * Anything else is returned as it is: a BatchUpdateException already, a server error, and a connection
+     * that was closed before (08003, which pgjdbc's {@code executeBatch()} raises plainly, before any batch).
+     */
+    public static SQLException asBatchFailure(SQLException failure, int entries) {
+        String state = failure.getSQLState();
+        if (failure instanceof java.sql.BatchUpdateException || state == null || !state.startsWith("08")
+                || state.equals("08003")) {
+            return failure;
+        }
+        long[] counts = new long[entries];
+        java.util.Arrays.fill(counts, Statement.EXECUTE_FAILED);
+        java.sql.BatchUpdateException batch = new java.sql.BatchUpdateException("Batch entry 0 <unknown> was aborted: "
+                + failure.getMessage() + "  Call getNextException to see other errors in the batch.",
+                failure.getSQLState(), failure.getErrorCode(), counts, failure);
+        batch.setNextException(failure);
+        return batch;
     }
 
     /** Releases the guard savepoint after a successful re-run of an undone batch. */

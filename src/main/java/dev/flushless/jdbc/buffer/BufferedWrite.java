@@ -22,9 +22,15 @@ public record BufferedWrite(StatementDescription statement, TableInfo table, Lis
         return statement.sql();
     }
 
-    /** Estimated bytes of the bound values (for {@code flushless.maxBufferedBytes}). */
+    /**
+     * Estimated bytes of the write's values (for {@code flushless.maxBufferedBytes}): its bound values, and
+     * for a plain {@code Statement} its whole text. A JDBC Statement has no parameters, so its values travel
+     * as literals inside its text, and every such text is a string of its own that the buffer keeps until it
+     * is sent: counting only bound values let a transaction of INSERTs with large literals buffer
+     * {@code flushless.maxBufferedRows} texts whatever their size.
+     */
     public long estimatedBytes() {
-        long bytes = 0;
+        long bytes = plainStatement ? 40L + 2L * sql().length() : 0;
         for (Bind[] row : rows) {
             bytes += 16;
             for (int p = 0; p < statement.parameterCount(); p++) {

@@ -167,6 +167,16 @@ final class TransactionBuffering {
         }
     }
 
+    /** Rows buffered now (tests check the bound). */
+    long bufferedRows() {
+        return buffer.rows();
+    }
+
+    /** Estimated bytes buffered now (tests check the bound). */
+    long bufferedBytes() {
+        return buffer.bytes();
+    }
+
     /** A plain INSERT ... VALUES (tuple) with every parameter set: its count is one per row. */
     private static boolean bufferable(StatementDescription statement, List<Bind[]> rows, boolean plainStatement) {
         if (statement.kind() != StatementDescription.Kind.INSERT || !statement.isSingleStatement()

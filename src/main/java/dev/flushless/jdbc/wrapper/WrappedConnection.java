@@ -82,6 +82,11 @@ public class WrappedConnection implements FlushlessConnection {
         return analyzer;
     }
 
+    /** The driver-wide analysis cache, or {@code null} before the first connection (tests check its bound). */
+    static SqlAnalyzer sharedAnalyzer() {
+        return sharedAnalyzer;
+    }
+
     @Override
     public FlushlessConfig flushlessConfig() {
         return config;

@@ -322,6 +322,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                     replayIntoPgjdbc(rows);
                     return runInPgjdbc(large);
                 });
+            } catch (SQLException e) {
+                throw BatchExecutor.asBatchFailure(e, rows.size()); // a lost connection, as pgjdbc reports it for a batch
             }
         } finally {
             resetBatch();

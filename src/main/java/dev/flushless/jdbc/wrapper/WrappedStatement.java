@@ -108,9 +108,12 @@ public class WrappedStatement implements Statement {
             unkeptBatchTexts++;
             return;
         }
-        if (delegate.isClosed()) {
-            delegate.addBatch(sql); // pgjdbc's own "statement closed" error
-        }
+        // pgjdbc checks each text when it is added: a text it cannot split (an unterminated quote or comment,
+        // 42601), several statements (0A000), or a closed statement are rejected by this call, and the batch
+        // keeps its other members. Let it check (its batch stays empty: the texts are kept here), so that the
+        // error does not move to executeBatch() and fail the whole batch instead.
+        delegate.addBatch(sql);
+        delegate.clearBatch();
         if (batchTexts == null) {
             batchTexts = new ArrayList<>();
         }
@@ -199,6 +202,8 @@ public class WrappedStatement implements Statement {
                     replay(texts);
                     return BatchExecutor.widen(delegate.executeBatch());
                 });
+            } catch (SQLException e) {
+                throw BatchExecutor.asBatchFailure(e, texts.size()); // a lost connection, as pgjdbc reports it for a batch
             }
         } finally {
             for (String text : texts) {

@@ -45,6 +45,15 @@ import java.util.regex.Pattern;
  * not counted. An encrypted connection cannot be parsed: use {@code sslmode=disable} through the proxy
  * (see {@link #proxiedUrl(String)}); such connections are counted in {@link #unparsedConnections()}.
  *
+ * <p><b>Faults</b>: {@link #cut(Cut, String, int)} arms a one-shot fault that kills a connection (both of
+ * its sockets) at a chosen moment around the client request whose bytes contain a marker (e.g. the text of
+ * the statement a flush sends): before any of it reaches the server, half-way through it, after the server
+ * ran it to its end but before the client sees the reply, or right after the reply. While a fault is armed,
+ * each connection's client bytes are held until the request they belong to is complete (a request ends
+ * with any message other than Parse, Bind, Describe, Execute, Close or CopyData; pgjdbc ends its requests
+ * with Sync), so the proxy can decide before forwarding any of it. {@link #cutNow()} kills every open
+ * connection at once.
+ *
  * <p>The proxy listens on 127.0.0.1 only, runs daemon threads and closes all its connections on
  * {@link #close()}.
  */
@@ -68,6 +77,43 @@ public final class LatencyProxy implements AutoCloseable {
     private final AtomicLong connections = new AtomicLong();
     private final AtomicLong unparsed = new AtomicLong();
     private volatile boolean closed;
+    /** The armed fault, or null. */
+    private volatile Fault fault;
+    private final List<Link> links = new CopyOnWriteArrayList<>();
+
+    /** Where {@link #cut(Cut, String, int)} kills the connection, relative to the request carrying the marker. */
+    public enum Cut {
+        /** Nothing of the request reaches the server. */
+        BEFORE_REQUEST,
+        /**
+         * The first half of the request's bytes reaches the server: whatever complete messages it holds run,
+         * but not its end (no Sync, no COMMIT at its end), so the server rolls back what it began.
+         */
+        MID_REQUEST,
+        /**
+         * The whole request reaches the server, which runs it to its end (its last ReadyForQuery is sent,
+         * so what it committed is committed); the connection dies before the client receives that
+         * ReadyForQuery.
+         */
+        BEFORE_REPLY,
+        /** The reply reaches the client in full; the connection dies right after it. */
+        AFTER_REPLY
+    }
+
+    /** A one-shot fault, see {@link #cut(Cut, String, int)}. */
+    private static final class Fault {
+        final Cut cut;
+        final byte[] marker;
+        /** Matching requests still to let through before the one that is cut. */
+        final AtomicInteger skip;
+        final java.util.concurrent.CountDownLatch fired = new java.util.concurrent.CountDownLatch(1);
+
+        Fault(Cut cut, byte[] marker, int occurrence) {
+            this.cut = cut;
+            this.marker = marker;
+            this.skip = new AtomicInteger(occurrence - 1);
+        }
+    }
 
     private LatencyProxy(InetSocketAddress target, long delayNanos) throws IOException {
         if (delayNanos < 0) {
@@ -176,6 +222,42 @@ public final class LatencyProxy implements AutoCloseable {
         serverBytes.set(0);
     }
 
+    /**
+     * Arms a one-shot fault: the {@code occurrence}-th client request (counted from now, over all
+     * connections) whose bytes contain {@code marker} (UTF-8; e.g. part of a statement's text, which pgjdbc
+     * sends in its Parse message until a statement is prepared on the server) kills its connection at
+     * {@code cut}. Replaces a fault armed before.
+     */
+    public void cut(Cut cut, String marker, int occurrence) {
+        if (occurrence < 1) {
+            throw new IllegalArgumentException("occurrence must be at least 1: " + occurrence);
+        }
+        fault = new Fault(cut, marker.getBytes(java.nio.charset.StandardCharsets.UTF_8), occurrence);
+    }
+
+    /** {@link #cut(Cut, String, int)} of the first request containing {@code marker}. */
+    public void cut(Cut cut, String marker) {
+        cut(cut, marker, 1);
+    }
+
+    /** True when the armed fault has killed its connection. */
+    public boolean faultFired() {
+        Fault f = fault;
+        return f != null && f.fired.getCount() == 0;
+    }
+
+    /** Removes an armed fault (held bytes are then forwarded as their requests complete). */
+    public void disarm() {
+        fault = null;
+    }
+
+    /** Kills every connection open now (both sockets), as a network failure would. */
+    public void cutNow() {
+        for (Link link : links) {
+            link.kill();
+        }
+    }
+
     @Override
     public void close() {
         closed = true;
@@ -217,11 +299,13 @@ public final class LatencyProxy implements AutoCloseable {
             sockets.add(client);
             sockets.add(server);
             connections.incrementAndGet();
-            Exchange exchange = new Exchange();
+            Link link = new Link(client, server);
+            links.add(link);
+            Exchange exchange = new Exchange(link);
             int id = client.getPort();
             try {
-                pump(client, server, exchange.clientParser(), clientBytes, "c2s-" + id);
-                pump(server, client, exchange.serverParser(), serverBytes, "s2c-" + id);
+                pump(link, client, server, exchange.clientParser(), link.gate, clientBytes, "c2s-" + id);
+                pump(link, server, client, exchange.serverParser(), link.replyCut, serverBytes, "s2c-" + id);
             } catch (IOException e) {
                 closeQuietly(client);
                 closeQuietly(server);
@@ -231,9 +315,11 @@ public final class LatencyProxy implements AutoCloseable {
 
     /**
      * Copies {@code from} to {@code to} after the delay. {@code parser} sees each chunk when it is read
-     * (client to server) or when it is delivered (server to client), see {@link Exchange}.
+     * (client to server) or when it is delivered (server to client), see {@link Exchange}; {@code filter}
+     * then decides what of it goes on, and whether the connection dies after that (faults).
      */
-    private void pump(Socket from, Socket to, ChunkParser parser, AtomicLong bytes, String name) throws IOException {
+    private void pump(Link link, Socket from, Socket to, ChunkParser parser, Filter filter, AtomicLong bytes, String name)
+            throws IOException {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
         Runnable onEnd = () -> {
@@ -241,6 +327,7 @@ public final class LatencyProxy implements AutoCloseable {
             closeQuietly(to);
             sockets.remove(from);
             sockets.remove(to);
+            links.remove(link);
         };
         if (delayNanos == 0) {
             daemon(() -> {
@@ -250,7 +337,9 @@ public final class LatencyProxy implements AutoCloseable {
                     while ((n = in.read(buffer)) >= 0) {
                         parser.parse(buffer, n);
                         bytes.addAndGet(n);
-                        out.write(buffer, 0, n);
+                        if (!forward(filter.apply(buffer, n), out, link)) {
+                            break;
+                        }
                     }
                 } catch (IOException ignored) {
                     // peer closed
@@ -269,8 +358,11 @@ public final class LatencyProxy implements AutoCloseable {
                     long due = System.nanoTime() + delayNanos;
                     if (parser.atRead()) {
                         parser.parse(buffer, n);
+                        Forward forward = filter.apply(buffer, n);
+                        queue.add(new Chunk(Arrays.copyOf(forward.bytes(), forward.length()), due, forward.kill(), true));
+                    } else {
+                        queue.add(new Chunk(Arrays.copyOf(buffer, n), due, false, false));
                     }
-                    queue.add(new Chunk(Arrays.copyOf(buffer, n), due));
                 }
             } catch (IOException ignored) {
                 // peer closed
@@ -289,11 +381,17 @@ public final class LatencyProxy implements AutoCloseable {
                     while ((wait = chunk.due - System.nanoTime()) > 0) {
                         LockSupport.parkNanos(wait);
                     }
-                    if (!parser.atRead()) {
+                    Forward forward;
+                    if (chunk.filtered) {
+                        forward = new Forward(chunk.bytes, chunk.bytes.length, chunk.kill);
+                    } else {
                         parser.parse(chunk.bytes, chunk.bytes.length);
+                        forward = filter.apply(chunk.bytes, chunk.bytes.length);
                     }
                     bytes.addAndGet(chunk.bytes.length);
-                    out.write(chunk.bytes);
+                    if (!forward(forward, out, link)) {
+                        break;
+                    }
                 }
             } catch (IOException | InterruptedException ignored) {
                 // peer closed or proxy closing
@@ -301,6 +399,30 @@ public final class LatencyProxy implements AutoCloseable {
                 onEnd.run();
             }
         }, "latency-proxy-" + port() + "-write-" + name).start();
+    }
+
+    /**
+     * Writes what {@code forward} lets through; false (after killing the connection) when it is a cut. A cut
+     * marks the connection dying before its last bytes go out, so that nothing the peer sends in answer to
+     * them (a client that got its reply and sends COMMIT at once) slips through the other direction before
+     * the sockets are closed.
+     */
+    private static boolean forward(Forward forward, OutputStream out, Link link) throws IOException {
+        if (forward.kill()) {
+            link.dying = true;
+        } else if (link.dying) {
+            link.kill();
+            return false;
+        }
+        if (forward.length() > 0) {
+            out.write(forward.bytes(), 0, forward.length());
+            out.flush();
+        }
+        if (forward.kill()) {
+            link.kill();
+            return false;
+        }
+        return true;
     }
 
     private static Thread daemon(Runnable body, String name) {
@@ -317,8 +439,186 @@ public final class LatencyProxy implements AutoCloseable {
         }
     }
 
-    private record Chunk(byte[] bytes, long due) {
-        static final Chunk END = new Chunk(new byte[0], 0);
+    /** A chunk on its way; {@code filtered}: already passed its {@link Filter} (client side), {@code kill} after it. */
+    private record Chunk(byte[] bytes, long due, boolean kill, boolean filtered) {
+        static final Chunk END = new Chunk(new byte[0], 0, false, true);
+    }
+
+    /** What of a chunk goes on ({@code bytes[0, length)}, possibly bytes held from earlier chunks) and whether the connection dies after it. */
+    private record Forward(byte[] bytes, int length, boolean kill) {
+    }
+
+    /** Decides, per chunk, what goes on: faults. */
+    private interface Filter {
+        Forward apply(byte[] bytes, int length);
+    }
+
+    /** One proxied connection: its two sockets, and the state of the faults on it. */
+    private final class Link {
+        final Socket client;
+        final Socket server;
+        final RequestGate gate = new RequestGate(this);
+        final ReplyCut replyCut = new ReplyCut();
+        /** A fault that fired on a request of this connection and cuts at (or after) the ReadyForQuery ending it. */
+        volatile Fault pendingReplyFault;
+        /** Set when a cut is under way: nothing more is forwarded in either direction. */
+        volatile boolean dying;
+
+        Link(Socket client, Socket server) {
+            this.client = client;
+            this.server = server;
+        }
+
+        void kill() {
+            closeQuietly(client);
+            closeQuietly(server);
+        }
+    }
+
+    /**
+     * Server to client: lets everything through until a fault fixed the stream offset at which the
+     * connection dies (the start or the end of the ReadyForQuery that ends the faulty request's exchange).
+     */
+    private static final class ReplyCut implements Filter {
+        /** Server bytes delivered so far. */
+        private long delivered;
+        /** Stream offset at which the connection dies, or Long.MAX_VALUE. */
+        volatile long cutAt = Long.MAX_VALUE;
+
+        @Override
+        public Forward apply(byte[] bytes, int length) {
+            long start = delivered;
+            delivered += length;
+            long at = cutAt;
+            if (at > start + length) {
+                return new Forward(bytes, length, false);
+            }
+            return new Forward(bytes, (int) Math.max(0, at - start), true);
+        }
+    }
+
+    /**
+     * Client to server: frames the client's messages; while a fault is armed, holds each request's bytes until
+     * the request is complete and then forwards it, or applies the fault when the request contains its marker.
+     */
+    private final class RequestGate implements Filter {
+        private final Link link;
+        private final java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+        private boolean typed;
+        private boolean opaque;
+        private final byte[] header = new byte[8];
+        private int headerFill;
+        private long bodyLeft;
+        private byte type;
+        /** Holding the current request's bytes (a fault was armed when it began). */
+        private boolean holding;
+
+        RequestGate(Link link) {
+            this.link = link;
+        }
+
+        @Override
+        public Forward apply(byte[] bytes, int length) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(length);
+            int i = 0;
+            int from = 0; // start of the bytes of this chunk not yet forwarded or held
+            while (i < length) {
+                if (opaque) {
+                    i = length;
+                    break;
+                }
+                boolean atBoundary = headerFill == 0 && bodyLeft == 0;
+                if (atBoundary && typed && !holding && fault != null && fault.fired.getCount() > 0) {
+                    out.write(bytes, from, i - from); // everything before this request goes on
+                    from = i;
+                    holding = true;
+                }
+                if (bodyLeft > 0) {
+                    int take = (int) Math.min(bodyLeft, length - i);
+                    bodyLeft -= take;
+                    i += take;
+                } else {
+                    header[headerFill++] = bytes[i++];
+                    if (headerFill == (typed ? 5 : 8)) {
+                        headerFill = 0;
+                        if (typed) {
+                            type = header[0];
+                            bodyLeft = int32(header, 1) - 4L;
+                        } else {
+                            bodyLeft = int32(header, 0) - 8L;
+                            int code = (int) int32(header, 4);
+                            typed = code != SSL_REQUEST && code != GSSENC_REQUEST;
+                            opaque = code == CANCEL_REQUEST;
+                        }
+                    }
+                }
+                if (holding && headerFill == 0 && bodyLeft == 0 && endsRequest(type)) {
+                    pending.write(bytes, from, i - from);
+                    from = i;
+                    holding = false;
+                    byte[] request = pending.toByteArray();
+                    pending.reset();
+                    Forward decided = decide(request, out);
+                    if (decided != null) {
+                        return decided;
+                    }
+                }
+            }
+            if (holding) {
+                pending.write(bytes, from, length - from);
+            } else {
+                out.write(bytes, from, length - from);
+            }
+            byte[] result = out.toByteArray();
+            return new Forward(result, result.length, false);
+        }
+
+        /** A complete held request: forwards it into {@code out} (null), or the fault's cut (the connection dies). */
+        private Forward decide(byte[] request, java.io.ByteArrayOutputStream out) {
+            Fault f = fault;
+            if (f == null || f.fired.getCount() == 0 || indexOf(request, f.marker) < 0 || f.skip.getAndDecrement() > 0) {
+                out.write(request, 0, request.length);
+                return null;
+            }
+            f.fired.countDown();
+            switch (f.cut) {
+                case BEFORE_REQUEST: {
+                    byte[] before = out.toByteArray();
+                    return new Forward(before, before.length, true);
+                }
+                case MID_REQUEST: {
+                    out.write(request, 0, request.length / 2);
+                    byte[] half = out.toByteArray();
+                    return new Forward(half, half.length, true);
+                }
+                default:
+                    link.pendingReplyFault = f;
+                    out.write(request, 0, request.length);
+                    return null; // the rest of this chunk (normally nothing: the client waits) goes on too
+            }
+        }
+
+        /** Messages after which pgjdbc (or any client) may wait for the server: everything but the extended-query parts. */
+        private boolean endsRequest(byte t) {
+            return t != 'P' && t != 'B' && t != 'D' && t != 'E' && t != 'C' && t != 'd';
+        }
+    }
+
+    private static long int32(byte[] b, int at) {
+        return ((b[at] & 0xffL) << 24) | ((b[at + 1] & 0xffL) << 16) | ((b[at + 2] & 0xffL) << 8) | (b[at + 3] & 0xffL);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** Sees the bytes of one direction in order. */
@@ -336,6 +636,7 @@ public final class LatencyProxy implements AutoCloseable {
      * saw the previous reply are one round trip.
      */
     private final class Exchange {
+        private final Link link;
         /** ReadyForQuery messages owed to the client. */
         private final AtomicInteger owed = new AtomicInteger();
         /** One-byte answers (SSL / GSS encryption requests) the server owes before its typed messages. */
@@ -347,6 +648,10 @@ public final class LatencyProxy implements AutoCloseable {
          * Query whose answer pgjdbc reads only with the next statement's).
          */
         private volatile boolean waiting;
+
+        Exchange(Link link) {
+            this.link = link;
+        }
 
         ChunkParser clientParser() {
             return new MessageReader(true) {
@@ -388,9 +693,17 @@ public final class LatencyProxy implements AutoCloseable {
 
                 @Override
                 void onMessage(byte type) {
-                    if (type == 'Z' && owed.updateAndGet(n -> Math.max(0, n - 1)) == 0 && waiting) {
-                        waiting = false;
-                        roundTrips.incrementAndGet();
+                    if (type == 'Z' && owed.updateAndGet(n -> Math.max(0, n - 1)) == 0) {
+                        Fault f = link.pendingReplyFault;
+                        if (f != null) {
+                            // this ReadyForQuery ends the exchange of the request the fault fired on
+                            link.pendingReplyFault = null;
+                            link.replyCut.cutAt = f.cut == Cut.BEFORE_REPLY ? position - 5 : position + bodyLeft;
+                        }
+                        if (waiting) {
+                            waiting = false;
+                            roundTrips.incrementAndGet();
+                        }
                     }
                 }
             };
@@ -403,7 +716,11 @@ public final class LatencyProxy implements AutoCloseable {
             boolean typed;
             private final byte[] header = new byte[8];
             private int headerFill;
-            private long bodyLeft;
+            /** Body bytes of the current message still to come. */
+            long bodyLeft;
+            /** Stream offset just past the last byte parsed (in {@link #onMessage}: just past the message's header). */
+            long position;
+            private long parsed;
 
             MessageReader(boolean client) {
                 this.client = client;
@@ -418,6 +735,8 @@ public final class LatencyProxy implements AutoCloseable {
             @Override
             public void parse(byte[] bytes, int length) {
                 int i = 0;
+                long chunkStart = parsed;
+                parsed += length;
                 while (i < length && !opaque) {
                     if (bodyLeft > 0) {
                         int take = (int) Math.min(bodyLeft, length - i);
@@ -437,6 +756,7 @@ public final class LatencyProxy implements AutoCloseable {
                         headerFill = 0;
                         if (typed) {
                             bodyLeft = int32(1) - 4L;
+                            position = chunkStart + i;
                             onMessage(header[0]);
                         } else {
                             bodyLeft = int32(0) - 8L;

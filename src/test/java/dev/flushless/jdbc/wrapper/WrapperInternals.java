@@ -1,0 +1,36 @@
+package dev.flushless.jdbc.wrapper;
+
+import dev.flushless.jdbc.FlushlessConnection;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** Test access to wrapper state that the driver keeps package-private: the bounds tests check it. */
+public final class WrapperInternals {
+
+    private WrapperInternals() {
+    }
+
+    /** Distinct SQL texts in the driver-wide analysis cache (0 before the first connection). */
+    public static int parseCacheEntries() {
+        return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedCount();
+    }
+
+    /** Characters of SQL text the driver-wide analysis cache holds. */
+    public static long parseCacheChars() {
+        return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedChars();
+    }
+
+    /** Rows {@code mode=transaction} keeps buffered on {@code connection} now. */
+    public static long bufferedRows(Connection connection) throws SQLException {
+        return wrapped(connection).transactions.bufferedRows();
+    }
+
+    /** Estimated bytes {@code mode=transaction} keeps buffered on {@code connection} now. */
+    public static long bufferedBytes(Connection connection) throws SQLException {
+        return wrapped(connection).transactions.bufferedBytes();
+    }
+
+    private static WrappedConnection wrapped(Connection connection) throws SQLException {
+        return (WrappedConnection) connection.unwrap(FlushlessConnection.class);
+    }
+}
