@@ -133,10 +133,15 @@ final class GroupCommit {
         return lead(lane, me, group, maxRows, own);
     }
 
+    /**
+     * Waits at most {@code maxDelayNanos} for the group to reach the previous group's size (the lane's recent
+     * concurrency): waiting longer would only delay the writers already in the group.
+     */
     private static void waitForCompany(Lane lane, int maxRows, long maxDelayNanos) {
         long remaining = maxDelayNanos;
+        int enough = Math.min(maxRows, lane.lastGroupSize);
         try {
-            while (remaining > 0 && lane.waiting.size() + 1 < maxRows) {
+            while (remaining > 0 && lane.waiting.size() + 1 < enough) {
                 remaining = lane.changed.awaitNanos(remaining);
             }
         } catch (InterruptedException e) {
