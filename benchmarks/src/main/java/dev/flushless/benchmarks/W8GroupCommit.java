@@ -57,14 +57,14 @@ import org.openjdk.jmh.infra.ThreadParams;
  * and scheduler counters from /proc of the measurement iterations per committed row: on-CPU and run-queue time
  * of the benchmark JVM and of the pool's PostgreSQL backends, and the JVM's context switches.
  *
- * <p>Default length: one fork, 3 warm-up iterations of 1 s and 5 measured iterations of 2 s per configuration
- * (16 configurations, about 5 minutes in all on 2 cores).
+ * <p>Default length: one fork, 4 warm-up iterations of 2 s and 5 measured iterations of 2 s per configuration
+ * (16 configurations, about 6 minutes in all on 2 cores).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Fork(1)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class W8GroupCommit {
 
