@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
@@ -44,11 +45,15 @@ public final class Harness implements AutoCloseable {
     private final Connection house;
     private final LatencyProxy proxy;
     private final RoundTripCountingSocketFactory.Counter socket;
+    private final String appUrl;
+    private final Properties appProperties;
     private final Connection app;
     private final String statsProblem;
-    private long ops;
+    private final LongAdder ops = new LongAdder();
+    private final ObjectNode extra = new ObjectMapper().createObjectNode();
 
-    private Harness(BenchmarkParams params, Variant variant, String delay) throws SQLException, IOException {
+    private Harness(BenchmarkParams params, Variant variant, String delay, boolean openApp)
+            throws SQLException, IOException {
         this.params = params;
         this.variant = variant;
         this.delay = delay;
@@ -64,17 +69,43 @@ public final class Harness implements AutoCloseable {
         if (variant == Variant.REWRITE) {
             properties.setProperty("reWriteBatchedInserts", "true");
         }
-        String mode = variant.flushlessMode();
-        if (mode != null) {
-            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
-                    + "flushless.mode=" + mode;
+        String flushless = variant.flushlessUrlParameters();
+        if (flushless != null) {
+            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?") + flushless;
         }
-        this.app = DriverManager.getConnection(url, properties);
+        this.appUrl = url;
+        this.appProperties = properties;
+        this.app = openApp ? DriverManager.getConnection(url, properties) : null;
     }
 
     /** Opens the trial's connections; call from {@code @Setup(Level.Trial)}. */
     public static Harness open(BenchmarkParams params, String variant, String delay) throws Exception {
-        return new Harness(params, Variant.of(variant), delay);
+        return new Harness(params, Variant.of(variant), delay, true);
+    }
+
+    /**
+     * Like {@link #open} but without the application's connection: the workload opens its own (e.g. a pool)
+     * with {@link #appUrl()} and {@link #appProperties()}, so that they are counted and go through the proxy.
+     */
+    public static Harness openWithoutConnection(BenchmarkParams params, String variant, String delay) throws Exception {
+        return new Harness(params, Variant.of(variant), delay, false);
+    }
+
+    /** The URL of the application's connections (through the proxy; {@code jdbc:flushless:} for Flushless variants). */
+    public String appUrl() {
+        return appUrl;
+    }
+
+    /** The connection properties of the application's connections (the round-trip counting socket factory). */
+    public Properties appProperties() {
+        Properties copy = new Properties();
+        copy.putAll(appProperties);
+        return copy;
+    }
+
+    /** Extra fields for this trial's line in the counts file (set them before {@link #close()}). */
+    public ObjectNode extra() {
+        return extra;
     }
 
     public Variant variant() {
@@ -83,6 +114,9 @@ public final class Harness implements AutoCloseable {
 
     /** The application's connection (counted, through the proxy). */
     public Connection app() {
+        if (app == null) {
+            throw new IllegalStateException("opened without the application's connection");
+        }
         return app;
     }
 
@@ -109,12 +143,17 @@ public final class Harness implements AutoCloseable {
         if (proxy != null) {
             proxy.resetCounters();
         }
-        ops = 0;
+        ops.reset();
     }
 
-    /** Counts one operation; call once per benchmark invocation. */
+    /** Counts one operation; call once per benchmark invocation (thread-safe). */
     public void op() {
-        ops++;
+        ops.increment();
+    }
+
+    /** Operations counted since {@link #startCounting()}. */
+    public long ops() {
+        return ops.sum();
     }
 
     /** Appends the trial's counts to the counts file and closes everything; call from {@code @TearDown(Level.Trial)}. */
@@ -127,6 +166,7 @@ public final class Harness implements AutoCloseable {
                 statements = rs.getLong(1);
             }
         }
+        long ops = this.ops.sum();
         ObjectMapper json = new ObjectMapper();
         ObjectNode line = json.createObjectNode();
         line.put("benchmark", params.getBenchmark());
@@ -153,9 +193,12 @@ public final class Harness implements AutoCloseable {
                 line.put("statementsPerOp", (double) statements / ops);
             }
         }
+        line.setAll(extra);
         append(line);
         try {
-            app.close();
+            if (app != null) {
+                app.close();
+            }
         } finally {
             house.close();
             if (proxy != null) {

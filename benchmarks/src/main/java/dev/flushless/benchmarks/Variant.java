@@ -23,7 +23,13 @@ public enum Variant {
      * else reached the server). The {@link Harness} maps the mode from the name; each workload's {@code @Param}
      * list names the variants it runs.
      */
-    FLUSHLESS_TRANSACTION;
+    FLUSHLESS_TRANSACTION,
+    /**
+     * Flushless with {@code flushless.groupCommit=true} (in the default {@code flushless.mode=batch}): concurrent
+     * single-row autocommit INSERTs of one SQL text from connections with the same session settings run as one
+     * multi-row statement. Only meaningful with several threads (W8).
+     */
+    FLUSHLESS_GROUP_COMMIT;
 
     /** The name used in {@code @Param} values and in the results ({@code flushless_batch}). */
     public String id() {
@@ -41,7 +47,19 @@ public enum Variant {
 
     /** The Flushless mode, or {@code null} for pgjdbc variants. */
     public String flushlessMode() {
+        if (this == FLUSHLESS_GROUP_COMMIT) {
+            return "batch";
+        }
         String id = id();
         return id.startsWith("flushless_") ? id.substring("flushless_".length()) : null;
+    }
+
+    /** The Flushless URL parameters of this variant ({@code flushless.mode=...}), or {@code null} for pgjdbc variants. */
+    public String flushlessUrlParameters() {
+        String mode = flushlessMode();
+        if (mode == null) {
+            return null;
+        }
+        return "flushless.mode=" + mode + (this == FLUSHLESS_GROUP_COMMIT ? "&flushless.groupCommit=true" : "");
     }
 }
