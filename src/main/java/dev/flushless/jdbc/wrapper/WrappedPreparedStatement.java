@@ -83,7 +83,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (recorder == null || keyColumns != null || !connection.transactions.active() || prepared.isClosed()) {
             return false;
         }
-        long count = connection.transactions.rideAlong(sql, recorder.current().clone(), prepared.getQueryTimeout());
+        long count = connection.transactions.rideAlong(sql, recorder.current().clone(), prepared.getQueryTimeout(), false);
         if (count == TransactionBuffering.NOT_RIDDEN) {
             return false;
         }
@@ -233,7 +233,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 return counts;
             }
             if (rows.size() == 1 && keyColumns == null && connection.transactions.active()) {
-                long count = connection.transactions.rideAlong(sql, rows.get(0), prepared.getQueryTimeout());
+                long count = connection.transactions.rideAlong(sql, rows.get(0), prepared.getQueryTimeout(), true);
                 if (count != TransactionBuffering.NOT_RIDDEN) {
                     return new long[] {count};
                 }

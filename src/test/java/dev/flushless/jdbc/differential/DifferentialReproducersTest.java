@@ -81,4 +81,41 @@ class DifferentialReproducersTest {
             }
         });
     }
+
+    /** What a call raised: exception class, SQLState and, for a batch, its update counts. */
+    private static String error(SQLException e) {
+        return e.getClass().getSimpleName() + "[" + e.getSQLState() + "]"
+                + (e instanceof java.sql.BatchUpdateException b ? " counts=" + Arrays.toString(b.getUpdateCounts()) : "");
+    }
+
+    /**
+     * {@code flushless.mode=transaction}: a {@code PreparedStatement} batch of one row that rides along with buffered
+     * INSERTs and fails on its own was re-run as a single execution, so {@code executeBatch()} threw pgjdbc's
+     * {@code PSQLException} instead of its {@code BatchUpdateException}.
+     */
+    @Test
+    void oneRowBatchRidingAlongWithBufferedInsertsFailsWithBatchUpdateException(TestDatabase db) throws SQLException {
+        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, c int CHECK (c >= 0))",
+                "1 BatchUpdateException[23514] counts=[-3]", c -> {
+                    StringBuilder seen = new StringBuilder();
+                    c.setAutoCommit(false);
+                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO repro (id, c) VALUES (?, ?)")) {
+                        ps.setInt(1, 7);
+                        ps.setInt(2, 6);
+                        seen.append(ps.executeUpdate());
+                    }
+                    try (PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO repro (id, c) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET c = EXCLUDED.c")) {
+                        ps.setInt(1, 10);
+                        ps.setInt(2, -2);
+                        ps.addBatch();
+                        int[] counts = ps.executeBatch();
+                        seen.append(' ').append(Arrays.toString(counts));
+                    } catch (SQLException e) {
+                        seen.append(' ').append(error(e));
+                    }
+                    c.rollback();
+                    return seen.toString();
+                });
+    }
 }
