@@ -122,6 +122,32 @@ class DifferentialReproducersTest {
                 });
     }
 
+    /**
+     * Seed 100142 of the long run: a generated-keys upsert batch in which no row writes (every key conflicts, DO
+     * NOTHING). pgjdbc keeps the keys of statements that changed rows only, so {@code getGeneratedKeys()} is an
+     * empty result set without columns; the coalesced batch returned its statement's empty RETURNING result, with
+     * the key columns.
+     */
+    @Test
+    void generatedKeysOfABatchThatWroteNothingHaveNoColumns(TestDatabase db) throws SQLException {
+        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, v int)", "[0, 0] columns 0 rows []", c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO repro VALUES (14, 0)");
+            }
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO repro (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
+                    new String[] {"id", "v"})) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setInt(1, 14);
+                    ps.addBatch();
+                }
+                String counts = Arrays.toString(ps.executeBatch());
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    return counts + " columns " + keys.getMetaData().getColumnCount() + " rows " + rows(keys);
+                }
+            }
+        });
+    }
+
     private static String batch(Connection c, String sql, Object[][] rows) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (Object[] row : rows) {
