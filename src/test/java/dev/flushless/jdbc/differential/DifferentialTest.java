@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * </pre>
  *
  * Other properties: {@code flushless.difftest.seed} (the first seed; programs use seed, seed+1, ...),
+ * {@code flushless.difftest.seedList=15,20} (exactly these seeds, e.g. to re-run a reported one),
  * {@code flushless.difftest.strictSequences=true} (report the known sequence drifts as mismatches),
  * {@code flushless.difftest.shrinkSeconds} (time allowed to shrink a failing program, default 120),
  * {@code flushless.difftest.knownBugs=true} (also generate the shapes of the known, reported bugs),
@@ -40,8 +41,18 @@ class DifferentialTest {
         long shrinkSeconds = Long.getLong("flushless.difftest.shrinkSeconds", 120L);
         List<String> failures = new ArrayList<>();
         long start = System.currentTimeMillis();
+        List<Long> seedList = new ArrayList<>();
+        for (String seed : System.getProperty("flushless.difftest.seedList", "").split(",")) {
+            if (!seed.isBlank()) {
+                seedList.add(Long.parseLong(seed.trim()));
+            }
+        }
+        if (!seedList.isEmpty()) {
+            seeds = seedList.size();
+        }
         try (DifferentialTester tester = new DifferentialTester(strict)) {
-            for (long seed = first; seed < first + seeds && System.currentTimeMillis() < until; seed++) {
+            for (int n = 0; n < seeds && System.currentTimeMillis() < until; n++) {
+                long seed = seedList.isEmpty() ? first + n : seedList.get(n);
                 Program program = ProgramGenerator.generate(seed);
                 DifferentialTester.Verdict verdict = tester.check(program);
                 if (verdict.ok()) {
