@@ -482,6 +482,9 @@ public final class BatchPlanner {
                         new BatchPlan.Alignment(keyColumns, chunkKeys), arrays));
             }
         }
+        if (decoding == Decoding.ALIGNED_RETURNED && !inBatchOrder(steps)) {
+            return BatchPlan.fallback("generated keys of an upsert whose rows need statements out of batch order");
+        }
         boolean unnested = steps.stream().allMatch(step -> step.arrays() != null);
         return new BatchPlan((doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps, null);
     }
@@ -732,6 +735,27 @@ public final class BatchPlanner {
             position = ref.end();
         }
         return out.append(sql, position, to).toString();
+    }
+
+    /**
+     * True when the steps' rows, statement after statement, are the batch rows in ascending order. pgjdbc hands out
+     * a batch's generated keys in batch order (each execution's RETURNING rows after the previous one's), and the
+     * coalesced keys are the statements' returned rows concatenated, each statement's in VALUES order. A DO UPDATE
+     * batch that repeats a key sends the repeat in a later statement (one statement may not affect a row twice),
+     * and one whose DO UPDATE clause binds parameters is grouped by their values: either can put a later batch row
+     * in an earlier statement, and its key would then come back before the keys of rows that precede it.
+     */
+    private static boolean inBatchOrder(List<Step> steps) {
+        int previous = -1;
+        for (Step step : steps) {
+            for (int row : step.rows()) {
+                if (row <= previous) {
+                    return false;
+                }
+                previous = row;
+            }
+        }
+        return true;
     }
 
     private static boolean namesAll(String returningSuffix, List<KeyColumn> keys, SessionFacts session) {

@@ -387,8 +387,9 @@ final class TransactionBuffering {
      * ride (RETURNING, several statements, a parameter not set, a {@code ?} in a plain Statement's text).
      *
      * @param row the statement's parameters ({@code null} for a plain Statement)
+     * @param batch the application ran it as a batch of one row ({@code executeBatch()}), see {@link #runAsSent}
      */
-    long rideAlong(String sql, Bind[] row, int queryTimeoutSeconds) throws SQLException {
+    long rideAlong(String sql, Bind[] row, int queryTimeoutSeconds, boolean batch) throws SQLException {
         if (!active() || buffer.isEmpty() || failed != null
                 || !dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql).isWrite()) {
             return NOT_RIDDEN;
@@ -415,7 +416,7 @@ final class TransactionBuffering {
         } catch (BatchExecutor.Undone undone) {
             afterUndone(undone, writes, "with the statement " + abbreviate(sql));
             // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
-            long count = runAsSent(sql, bound, parameters, row == null, queryTimeoutSeconds);
+            long count = runAsSent(sql, bound, parameters, row == null, batch, queryTimeoutSeconds);
             if (undone.guarded()) {
                 BatchExecutor.releaseGuard(delegate());
             }
@@ -423,8 +424,15 @@ final class TransactionBuffering {
         }
     }
 
-    private long runAsSent(String sql, Bind[] row, int parameters, boolean plainStatement, int queryTimeoutSeconds)
-            throws SQLException {
+    /**
+     * Runs a write that rode along after its round trip failed and the buffered writes were re-run: exactly as the
+     * application called it, so that its error is pgjdbc's own. A batch of one row runs as a batch: for
+     * {@code executeBatch()} pgjdbc reports a failing row as a {@code BatchUpdateException} (with the row's update
+     * counts, and the server's error as its next exception), never as the plain {@code PSQLException} a single
+     * execution of the same statement throws, and applications catch the one they were promised.
+     */
+    private long runAsSent(String sql, Bind[] row, int parameters, boolean plainStatement, boolean batch,
+            int queryTimeoutSeconds) throws SQLException {
         connection.stats.executed(true);
         if (plainStatement) {
             try (Statement statement = delegate().createStatement()) {
@@ -436,6 +444,10 @@ final class TransactionBuffering {
             statement.setQueryTimeout(queryTimeoutSeconds);
             for (int p = 0; p < parameters; p++) {
                 row[p].applyTo(statement, p + 1);
+            }
+            if (batch) {
+                statement.addBatch();
+                return statement.executeLargeBatch()[0];
             }
             return statement.executeLargeUpdate();
         }

@@ -84,7 +84,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         if (recorder == null || keyColumns != null || !connection.transactions.active() || prepared.isClosed()) {
             return false;
         }
-        long count = connection.transactions.rideAlong(sql, recorder.current().clone(), prepared.getQueryTimeout());
+        long count = connection.transactions.rideAlong(sql, recorder.current().clone(), prepared.getQueryTimeout(), false);
         if (count == TransactionBuffering.NOT_RIDDEN) {
             return false;
         }
@@ -264,7 +264,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 return counts;
             }
             if (rows.size() == 1 && keyColumns == null && connection.transactions.active()) {
-                long count = connection.transactions.rideAlong(sql, rows.get(0), prepared.getQueryTimeout());
+                long count = connection.transactions.rideAlong(sql, rows.get(0), prepared.getQueryTimeout(), true);
                 if (count != TransactionBuffering.NOT_RIDDEN) {
                     return new long[] {count};
                 }
@@ -308,7 +308,8 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 }
                 connection.coalesced(plan, rows.size(), outcome, System.nanoTime() - start, sql);
                 if (!outcome.returned().isEmpty()) {
-                    coalescedKeys = new CombinedResultSet(outcome.returned(), outcome.owners(), this);
+                    coalescedKeys = wroteNothing(outcome.counts()) ? noKeys(outcome)
+                            : new CombinedResultSet(outcome.returned(), outcome.owners(), this);
                 }
                 return outcome.counts();
             } catch (BatchExecutor.Undone undone) {
@@ -328,6 +329,32 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         } finally {
             resetBatch();
         }
+    }
+
+    private static boolean wroteNothing(long[] counts) {
+        for (long count : counts) {
+            if (count != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The generated keys of a batch in which no row wrote (an upsert batch whose every row hit DO NOTHING, or a DO
+     * UPDATE ... WHERE that matched none), as pgjdbc gives them: it keeps the RETURNING rows of executions that
+     * changed rows only, and without any it returns an empty result set with no columns, not the statements' empty
+     * RETURNING result with the key columns (an application may read its metadata).
+     */
+    private ResultSet noKeys(BatchExecutor.Outcome outcome) throws SQLException {
+        for (ResultSet returned : outcome.returned()) {
+            returned.close();
+        }
+        for (Statement owner : outcome.owners()) {
+            owner.close();
+        }
+        return wrap(prepared.unwrap(org.postgresql.core.BaseStatement.class)
+                .createDriverResultSet(new org.postgresql.core.Field[0], new java.util.ArrayList<>()));
     }
 
     static final String UNIQUE_VIOLATION = "23505";

@@ -83,7 +83,7 @@ public class WrappedStatement implements Statement {
         if (!connection.transactions.active() || getClass() != WrappedStatement.class || delegate.isClosed()) {
             return false;
         }
-        long count = connection.transactions.rideAlong(sql, null, delegate.getQueryTimeout());
+        long count = connection.transactions.rideAlong(sql, null, delegate.getQueryTimeout(), false);
         if (count == TransactionBuffering.NOT_RIDDEN) {
             return false;
         }

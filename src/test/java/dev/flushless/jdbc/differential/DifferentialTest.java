@@ -1,0 +1,91 @@
+package dev.flushless.jdbc.differential;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The differential tester's JUnit entry point (see {@link DifferentialTester} for what is compared and how the
+ * documented deviations are modelled). A fixed budget of seeds runs in every {@code mvn -B test}; longer runs:
+ *
+ * <pre>
+ * mvn -B test -Dtest=DifferentialTest -Dflushless.difftest.seeds=2000
+ * mvn -B test -Dtest=DifferentialTest -Dflushless.difftest.minutes=30 -Dflushless.difftest.keepGoing=true
+ * </pre>
+ *
+ * Other properties: {@code flushless.difftest.seed} (the first seed; programs use seed, seed+1, ...),
+ * {@code flushless.difftest.seedList=15,20} (exactly these seeds, e.g. to re-run a reported one),
+ * {@code flushless.difftest.strictSequences=true} (report the known sequence drifts as mismatches),
+ * {@code flushless.difftest.shrinkSeconds} (time allowed to shrink a failing program, default 120),
+ * {@code flushless.difftest.knownBugs=true} (also generate the shapes of the known, reported bugs),
+ * {@code flushless.difftest.debugStates=23505,42804} (print bare pgjdbc's errors with these SQLStates).
+ * A mismatch prints the seed, the shrunk program as Java-like steps, and the runs side by side.
+ */
+class DifferentialTest {
+
+    /** Seeds of the CI budget (about 50 seconds on a 2-core machine). */
+    static final int CI_SEEDS = 80;
+
+    @Test
+    void randomProgramsAgreeWithBarePgjdbc() throws Exception {
+        long first = Long.getLong("flushless.difftest.seed", 1L);
+        String minutesProperty = System.getProperty("flushless.difftest.minutes");
+        int seeds = Integer.getInteger("flushless.difftest.seeds", minutesProperty == null ? CI_SEEDS : Integer.MAX_VALUE);
+        long until = minutesProperty == null ? Long.MAX_VALUE
+                : System.currentTimeMillis() + (long) (Double.parseDouble(minutesProperty) * 60_000);
+        boolean keepGoing = Boolean.getBoolean("flushless.difftest.keepGoing");
+        boolean strict = Boolean.getBoolean("flushless.difftest.strictSequences");
+        long shrinkSeconds = Long.getLong("flushless.difftest.shrinkSeconds", 120L);
+        List<String> failures = new ArrayList<>();
+        long start = System.currentTimeMillis();
+        List<Long> seedList = new ArrayList<>();
+        for (String seed : System.getProperty("flushless.difftest.seedList", "").split(",")) {
+            if (!seed.isBlank()) {
+                seedList.add(Long.parseLong(seed.trim()));
+            }
+        }
+        if (!seedList.isEmpty()) {
+            seeds = seedList.size();
+        }
+        try (DifferentialTester tester = new DifferentialTester(strict)) {
+            for (int n = 0; n < seeds && System.currentTimeMillis() < until; n++) {
+                long seed = seedList.isEmpty() ? first + n : seedList.get(n);
+                Program program = ProgramGenerator.generate(seed);
+                DifferentialTester.Verdict verdict = tester.check(program);
+                if (verdict.ok()) {
+                    continue;
+                }
+                String report = shrinkAndReport(tester, program, verdict, shrinkSeconds);
+                System.out.println(report);
+                failures.add(report);
+                if (!keepGoing) {
+                    break;
+                }
+            }
+            System.out.println("[difftest] " + tester.summary().replace("\n", "\n[difftest] ")
+                    + "in " + (System.currentTimeMillis() - start) / 1000 + " s");
+            if (!failures.isEmpty()) {
+                fail(failures.size() + " program(s) differ; the first:\n" + failures.get(0));
+            }
+            assertTrue(tester.programs > 0, "no program ran");
+        }
+    }
+
+    static String shrinkAndReport(DifferentialTester tester, Program program, DifferentialTester.Verdict verdict,
+            long shrinkSeconds) throws Exception {
+        String mode = verdict.mode();
+        Shrinker shrinker = new Shrinker(candidate -> {
+            DifferentialTester.Verdict v = tester.check(candidate, mode);
+            return !v.ok() && mode.equals(v.mode());
+        }, System.currentTimeMillis() + shrinkSeconds * 1000);
+        Program small = shrinker.shrink(program);
+        DifferentialTester.Verdict smallVerdict = tester.check(small, mode);
+        return "[difftest] MISMATCH, seed " + program.seed() + " (" + program.steps().size() + " steps), flushless.mode="
+                + mode + "\n[difftest] first seen:\n" + verdict.report()
+                + "\n[difftest] shrunk to " + small.steps().size() + " steps in " + shrinker.attempts + " attempts:\n"
+                + small.java() + "\n" + (smallVerdict.ok() ? "(the shrunk program no longer fails?)" : smallVerdict.report());
+    }
+}

@@ -1,0 +1,97 @@
+package dev.flushless.jdbc.differential;
+
+import java.sql.BatchUpdateException;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * What the application observed at one step: its values (update counts, generated keys, rows), or the error it
+ * raised (exception class, SQLState, a {@code BatchUpdateException}'s update counts), and what the runner's
+ * recovery after that error observed. Messages are kept for the report but not compared: Flushless names the
+ * buffered statement in its own message, and the server's details repeat values.
+ *
+ * @param deferred an oracle-side error of buffered writes sent at this step (documented deviation 1): it matches
+ *     any error with the same SQLState, since Flushless raises it as its own {@code SQLException} with the
+ *     server's SQLState, whatever the call
+ * @param sequences the state of every sequence after the step ({@code name=last_value/is_called}), or
+ *     {@code null} when the schema has none; compared separately (see {@link Runner})
+ * @param reRuns a Flushless run's own account (its fallback counters) of what failed during the step and was undone
+ *     and re-run as sent ({@link #BUFFER_RERUN}, {@link #STATEMENT_RERUN}); not compared, it only tells the oracle
+ *     where the known sequence drift occurs
+ */
+record StepResult(String value, String errorClass, String sqlState, String errorCounts, String message, boolean deferred,
+        String recovery, String sequences, int reRuns) {
+
+    /** {@link #reRuns} bit: buffered writes were sent together, failed, and were re-run as sent. */
+    static final int BUFFER_RERUN = 1;
+    /** {@link #reRuns} bit: the step's own coalesced statement failed and was re-run as sent. */
+    static final int STATEMENT_RERUN = 2;
+
+
+    static StepResult ok(String value) {
+        return new StepResult(value, null, null, null, null, false, null, null, 0);
+    }
+
+    static StepResult error(Throwable e) {
+        if (e instanceof SQLException sql) {
+            String counts = null;
+            if (e instanceof BatchUpdateException batch) {
+                counts = Arrays.toString(batch.getUpdateCounts());
+            }
+            return new StepResult(null, e.getClass().getSimpleName(), sql.getSQLState(), counts, e.getMessage(), false,
+                    null, null, 0);
+        }
+        return new StepResult(null, e.getClass().getName(), null, null, String.valueOf(e), false, null, null, 0);
+    }
+
+    /** An oracle-side error of the buffered writes sent at this step. */
+    static StepResult deferredError(SQLException server) {
+        return new StepResult(null, "SQLException", server.getSQLState(), null, server.getMessage(), true, null, null, 0);
+    }
+
+    boolean ok() {
+        return errorClass == null;
+    }
+
+    StepResult withRecovery(String text) {
+        return new StepResult(value, errorClass, sqlState, errorCounts, message, deferred, text, sequences, reRuns);
+    }
+
+    StepResult withSequences(String state) {
+        return new StepResult(value, errorClass, sqlState, errorCounts, message, deferred, recovery, state, reRuns);
+    }
+
+    StepResult withReRuns(int bits) {
+        return new StepResult(value, errorClass, sqlState, errorCounts, message, deferred, recovery, sequences, bits);
+    }
+
+    boolean attempted() {
+        return reRuns != 0;
+    }
+
+    /** The compared form: values, or class, SQLState and batch counts of the error, then the recovery. */
+    String render() {
+        String main = ok() ? "ok " + value
+                : deferred ? "error (buffered writes) [" + sqlState + "]"
+                : "error " + errorClass + "[" + sqlState + "]" + (errorCounts == null ? "" : " counts=" + errorCounts);
+        return recovery == null ? main : main + " | recovery: " + recovery;
+    }
+
+    /** The rendering with the message, for reports. */
+    String describe() {
+        return render() + (message == null ? "" : "\n        message: " + message.replace("\n", " "));
+    }
+
+    /**
+     * True when the variant's observation is what this (reference) observation allows: equal renderings, or, for a
+     * deferred error, any error with the same SQLState and the same recovery.
+     */
+    boolean allows(StepResult variant) {
+        if (deferred) {
+            return !variant.ok() && Objects.equals(sqlState, variant.sqlState())
+                    && Objects.equals(recovery, variant.recovery());
+        }
+        return render().equals(variant.render());
+    }
+}
