@@ -443,23 +443,7 @@ public final class BatchPlanner {
         }
         int rowParameters = insert.rowParameterCount();
         // Waves (DO UPDATE: a key at most once per statement), then groups of equal DO UPDATE parameter values.
-        Map<List<Object>, Integer> seen = new HashMap<>();
-        Map<List<Object>, List<Integer>> groups = new java.util.LinkedHashMap<>();
-        for (int r = 0; r < rows.size(); r++) {
-            int wave = 0;
-            if (doUpdate && !Arrays.asList(rowKeys[r]).contains(null)) {
-                List<Object> key = Arrays.asList(rowKeys[r]);
-                Integer previous = seen.get(key);
-                wave = previous == null ? 0 : previous + 1;
-                seen.put(key, wave);
-            }
-            List<Object> group = new ArrayList<>();
-            group.add(wave);
-            for (int p = rowParameters; p < insert.parameterCount(); p++) {
-                group.add(rows.get(r)[p].identity());
-            }
-            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
-        }
+        Map<List<Object>, List<Integer>> groups = upsertGroups(insert, rows, doUpdate ? rowKeys : null, rowParameters);
         String[] casts = insertCasts(insert, rows, table, session);
         boolean[] nativeArrays = casts == null ? null : nativeArrays(rows, casts);
         List<Step> steps = new ArrayList<>();
@@ -633,23 +617,7 @@ public final class BatchPlanner {
         // Waves: a key at most once per statement (sequential execution: the first row inserts or updates, later
         // rows update what the earlier ones left); then groups of equal parameter values in the DO UPDATE clause.
         int rowParameters = insert.rowParameterCount();
-        Map<List<Object>, Integer> seen = new HashMap<>();
-        Map<List<Object>, List<Integer>> groups = new java.util.LinkedHashMap<>();
-        for (int r = 0; r < rows.size(); r++) {
-            int wave = 0;
-            if (!Arrays.asList(rowKeys[r]).contains(null)) {
-                List<Object> key = Arrays.asList(rowKeys[r]);
-                Integer previous = seen.get(key);
-                wave = previous == null ? 0 : previous + 1;
-                seen.put(key, wave);
-            }
-            List<Object> group = new ArrayList<>();
-            group.add(wave);
-            for (int p = rowParameters; p < insert.parameterCount(); p++) {
-                group.add(rows.get(r)[p].identity());
-            }
-            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
-        }
+        Map<List<Object>, List<Integer>> groups = upsertGroups(insert, rows, rowKeys, rowParameters);
         List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
         ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
         for (Map.Entry<List<Object>, List<Integer>> entry : ordered) {
@@ -735,6 +703,35 @@ public final class BatchPlanner {
             position = ref.end();
         }
         return out.append(sql, position, to).toString();
+    }
+
+    /**
+     * The rows of an upsert batch grouped by statement: keyed by (wave, the values bound after the VALUES tuple),
+     * in order of first appearance. A row's wave counts the earlier rows with its key ({@code rowKeys}; {@code null}
+     * for DO NOTHING, where every row is wave 0): PostgreSQL refuses to let one ON CONFLICT DO UPDATE statement
+     * affect a row twice, and sequentially a later row with the key updates what the earlier one left. A key with
+     * a NULL never conflicts. Rows bound with different DO UPDATE parameters need different statement texts' values.
+     */
+    private static Map<List<Object>, List<Integer>> upsertGroups(StatementDescription insert, List<Bind[]> rows,
+            Object[][] rowKeys, int rowParameters) {
+        Map<List<Object>, Integer> seen = new HashMap<>();
+        Map<List<Object>, List<Integer>> groups = new java.util.LinkedHashMap<>();
+        for (int r = 0; r < rows.size(); r++) {
+            int wave = 0;
+            if (rowKeys != null && !Arrays.asList(rowKeys[r]).contains(null)) {
+                List<Object> key = Arrays.asList(rowKeys[r]);
+                Integer previous = seen.get(key);
+                wave = previous == null ? 0 : previous + 1;
+                seen.put(key, wave);
+            }
+            List<Object> group = new ArrayList<>();
+            group.add(wave);
+            for (int p = rowParameters; p < insert.parameterCount(); p++) {
+                group.add(rows.get(r)[p].identity());
+            }
+            groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
+        }
+        return groups;
     }
 
     /**
