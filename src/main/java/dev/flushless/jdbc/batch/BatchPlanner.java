@@ -285,6 +285,12 @@ public final class BatchPlanner {
                 inExpression[assignment.parameter()] = assignment.inExpression();
             }
         }
+        for (int p = 0; p < parameters; p++) {
+            String tooLong = tooLongForColumn(p, parameterColumns[p], inExpression[p], rows);
+            if (tooLong != null) {
+                return BatchPlan.fallback(tooLong);
+            }
+        }
         ColumnInfo[] keyColumns = new ColumnInfo[dml.keys().size()];
         for (int k = 0; k < keyColumns.length; k++) {
             KeyColumn key = dml.keys().get(k);
@@ -703,6 +709,24 @@ public final class BatchPlanner {
             position = ref.end();
         }
         return out.append(sql, position, to).toString();
+    }
+
+    /**
+     * Why a SET value is too long for its {@code varchar(n)}/{@code char(n)} column, or {@code null}. Run as sent,
+     * PostgreSQL applies the column's length to a bound SET value when it plans the statement (pgjdbc's first
+     * executions get custom plans), so the UPDATE fails with 22001 even when no row matches; coalesced, the value
+     * comes from a joined row and is checked only for rows that are updated. Such a batch runs as sent.
+     */
+    private static String tooLongForColumn(int p, ColumnInfo column, boolean inExpression, List<Bind[]> rows) {
+        if (column == null || inExpression || column.maxLength() < 0) {
+            return null;
+        }
+        for (Bind[] row : rows) {
+            if (row[p].value() instanceof String text && text.codePointCount(0, text.length()) > column.maxLength()) {
+                return "a SET value is longer than " + column.typeName() + "(" + column.maxLength() + ")";
+            }
+        }
+        return null;
     }
 
     /**

@@ -23,8 +23,14 @@ import java.util.Map;
  */
 public final class TableCatalog {
 
-    /** One column: its type OID, its type as PostgreSQL spells it without a modifier, and its collation. */
-    public record ColumnInfo(String name, int typeOid, String typeName, boolean deterministic) {
+    /**
+     * One column: its type OID, its type as PostgreSQL spells it without a modifier, its collation, and for
+     * {@code varchar(n)}/{@code char(n)} its length limit n ({@code -1}: none or not known).
+     */
+    public record ColumnInfo(String name, int typeOid, String typeName, boolean deterministic, int maxLength) {
+        public ColumnInfo(String name, int typeOid, String typeName, boolean deterministic) {
+            this(name, typeOid, typeName, deterministic, -1);
+        }
     }
 
     /**
@@ -97,7 +103,8 @@ public final class TableCatalog {
             + "  OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid IN (SELECT relid FROM tree)"
             + "          AND pg_catalog.regexp_replace(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),"
             + "              '(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|gen_random_uuid"
-            + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\(')"
+            + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\('),"
+            + "  a.atttypmod"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
@@ -248,7 +255,11 @@ public final class TableCatalog {
                     }
                     String name = rs.getString(7);
                     if (name != null) {
-                        columns.put(name, new ColumnInfo(name, rs.getInt(8), rs.getString(9), rs.getBoolean(10)));
+                        int typmod = rs.getInt(13);
+                        int typeOid = rs.getInt(8);
+                        boolean limited = (typeOid == SentType.VARCHAR || typeOid == SentType.BPCHAR) && typmod > 4;
+                        columns.put(name, new ColumnInfo(name, typeOid, rs.getString(9), rs.getBoolean(10),
+                                limited ? typmod - 4 : -1));
                     }
                 }
             }

@@ -279,17 +279,14 @@ class DifferentialReproducersTest {
     }
 
     /**
-     * Known bug, not fixed: bare pgjdbc binds each row's values as constants, and PostgreSQL applies the column's
+     * Fixed (the batch runs as sent when a SET value is longer than its column allows): bare pgjdbc binds each row's values as constants, and PostgreSQL applies the column's
      * type modifier to a constant SET value when it plans the statement, so {@code UPDATE ... SET code = 'abcdefgh'}
      * on a {@code varchar(6)} fails with 22001 even when no row matches (with a custom plan, which pgjdbc's first
      * executions get; a generic plan would not fail). The coalesced UPDATE takes the value from a VALUES/unnest row
-     * joined to the table, coerced only for rows it updates, so the batch succeeds with counts [0, 0]. Not a small
-     * fix (an explicit cast to varchar(6) truncates instead of failing); the generator avoids this shape unless
-     * {@code -Dflushless.difftest.knownBugs=true}.
+     * joined to the table, coerced only for rows it updates, so the batch succeeded with counts [0, 0]. (An
+     * explicit cast to varchar(6) would truncate instead of failing.)
      */
     @Test
-    @Disabled("bug: an UPDATE batch whose SET value is too long for its column fails in pgjdbc even when no row matches;"
-            + " coalesced, it succeeds")
     void updateBatchWithATooLongValueFailsEvenWhenNoRowMatches(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6))", "BatchUpdateException[22001] counts=[-3, -3]",
                 c -> batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"abcdefgh", 1}, {"abcdefgh", 2}}));
