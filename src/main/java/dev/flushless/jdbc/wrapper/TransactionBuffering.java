@@ -112,8 +112,16 @@ final class TransactionBuffering {
         if (!active() || failed != null || !bufferable(statement, rows, plainStatement)) {
             return null;
         }
+        return transactionFailed(delegate()) ? null : writableTable(statement);
+    }
+
+    /**
+     * The plain table {@code statement} writes (no triggers, rules or row-level security unless trusted), on a
+     * connection that is open and not read-only; {@code null} otherwise, or when the catalog cannot be read.
+     */
+    private TableInfo writableTable(StatementDescription statement) throws SQLException {
         Connection delegate = delegate();
-        if (delegate.isClosed() || delegate.isReadOnly() || transactionFailed(delegate)) {
+        if (delegate.isClosed() || delegate.isReadOnly()) {
             return null;
         }
         TableInfo table;
@@ -131,20 +139,7 @@ final class TransactionBuffering {
      * row-level security; every parameter set; a connection neither read-only nor closed).
      */
     TableInfo singleRowInsertTable(StatementDescription statement, Bind[] row) throws SQLException {
-        if (!bufferable(statement, List.<Bind[]>of(row), false)) {
-            return null;
-        }
-        Connection delegate = delegate();
-        if (delegate.isClosed() || delegate.isReadOnly()) {
-            return null;
-        }
-        TableInfo table;
-        try {
-            table = connection.catalog.lookup(delegate, statement.targetTable());
-        } catch (SQLException e) {
-            return null;
-        }
-        return table.barrier(connection.flushlessConfig().trustTriggers()) == null ? table : null;
+        return bufferable(statement, List.<Bind[]>of(row), false) ? writableTable(statement) : null;
     }
 
     /**
@@ -373,7 +368,7 @@ final class TransactionBuffering {
      * error, pinned to its statement); the caller then re-runs its batch as sent.
      */
     void rideUndone(Ride ride, BatchExecutor.Undone undone) throws SQLException {
-        afterUndone(undone, ride.writes(), "with the batch " + "that followed them");
+        afterUndone(undone, ride.writes(), "with the batch that followed them");
     }
 
     // ---- a single write that rides along with the buffer ----

@@ -55,6 +55,16 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         this.recorder = isBatchCandidate() ? new BatchRecorder() : null;
     }
 
+    /** The analysis of {@link #sql}, looked up once per statement (it never changes for the statement's text). */
+    private StatementDescription description;
+
+    private StatementDescription description() {
+        if (description == null) {
+            description = connection.analyzer.describe(sql);
+        }
+        return description;
+    }
+
     private boolean isBatchCandidate() {
         return connection.coalescing() && leadingKind.isWrite();
     }
@@ -69,7 +79,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             return false;
         }
         Bind[] row = recorder.current().clone();
-        if (!connection.transactions.tryBuffer(connection.analyzer.describe(sql), List.<Bind[]>of(row), false, false)) {
+        if (!connection.transactions.tryBuffer(description(), List.<Bind[]>of(row), false, false)) {
             return false;
         }
         acknowledged = 1;
@@ -106,7 +116,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             return false;
         }
         Bind[] row = recorder.current().clone();
-        StatementDescription description = connection.analyzer.describe(sql);
+        StatementDescription description = description();
         TableInfo table = connection.transactions.singleRowInsertTable(description, row);
         if (table == null) {
             return false;
@@ -258,7 +268,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             }
             List<Bind[]> rows = recorder.takeRows();
             if (leadingKind == StatementDescription.Kind.INSERT && keyColumns == null && connection.transactions.active()
-                    && connection.transactions.tryBuffer(connection.analyzer.describe(sql), rows, false, true)) {
+                    && connection.transactions.tryBuffer(description(), rows, false, true)) {
                 long[] counts = new long[rows.size()];
                 java.util.Arrays.fill(counts, 1);
                 return counts;
@@ -276,7 +286,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
                 replayIntoPgjdbc(rows);
                 return runInPgjdbc(large);
             }
-            StatementDescription description = connection.analyzer.describe(sql);
+            StatementDescription description = description();
             SessionFacts session = SessionFacts.of(connection.delegate);
             BatchPlan plan;
             if (!description.isCoalescable()) {

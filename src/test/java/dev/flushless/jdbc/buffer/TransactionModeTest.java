@@ -67,7 +67,7 @@ class TransactionModeTest {
         try (Connection c = transactional(db, key)) {
             threeTableTransaction(c, 1); // reads the three tables' catalog facts once per connection
             RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
-            boolean stats = serverHasStatementStats(db);
+            boolean stats = db.hasStatementStats();
             if (stats) {
                 db.resetStatementCounts();
             }
@@ -86,14 +86,6 @@ class TransactionModeTest {
         }
     }
 
-    private static boolean serverHasStatementStats(TestDatabase db) {
-        try {
-            db.assumeStatementStats();
-            return true;
-        } catch (org.opentest4j.TestAbortedException e) {
-            return false;
-        }
-    }
 
     @Test
     void aThousandRowInsertTransactionIsOneRoundTripAndOneStatement(TestDatabase db) throws Exception {

@@ -56,7 +56,7 @@ class GroupCommitTest {
                 + " note text NOT NULL)", "INSERT INTO events VALUES (-1, 0, 0, 'seed')");
         String url = db.flushlessUrl("flushless.groupCommit=true");
         long groupedBefore = FlushlessStats.GLOBAL.rewritten("group-commit");
-        if (serverHasStatementStats(db)) {
+        if (db.hasStatementStats()) {
             db.resetStatementCounts();
         }
         CyclicBarrier start = new CyclicBarrier(THREADS);
@@ -120,7 +120,7 @@ class GroupCommitTest {
         long grouped = FlushlessStats.GLOBAL.rewritten("group-commit") - groupedBefore;
         System.out.println("[group commit] " + grouped + " of " + (THREADS * INSERTS) + " inserts ran grouped");
         assertTrue(grouped > 0, "no INSERT ran grouped");
-        if (serverHasStatementStats(db)) {
+        if (db.hasStatementStats()) {
             long statements = db.statementCount("%insert into events%");
             System.out.println("[group commit] server ran " + statements + " INSERT statements for " + (THREADS * INSERTS)
                     + " callers");
@@ -157,12 +157,4 @@ class GroupCommitTest {
         assertEquals(List.of(List.of("4")), db.rows("SELECT count(*) FROM lone"));
     }
 
-    private static boolean serverHasStatementStats(TestDatabase db) {
-        try {
-            db.assumeStatementStats();
-            return true;
-        } catch (org.opentest4j.TestAbortedException e) {
-            return false;
-        }
-    }
 }

@@ -130,7 +130,8 @@ class HibernateBatchTest {
                 db.rows("SELECT id, purchase_id, product, quantity FROM purchase_line ORDER BY id"), writes, staleOutcome);
     }
 
-    private static String causes(Throwable e) {
+    /** The exception classes of {@code e}'s cause chain, for comparing outcomes across runs. */
+    static String causes(Throwable e) {
         StringBuilder names = new StringBuilder();
         for (Throwable t = e; t != null; t = t.getCause()) {
             names.append(t.getClass().getName()).append(';');

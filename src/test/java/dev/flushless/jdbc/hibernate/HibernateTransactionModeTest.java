@@ -132,7 +132,7 @@ class HibernateTransactionModeTest {
                     staleOutcome = "committed";
                 } catch (RuntimeException e) {
                     tx.rollback();
-                    staleOutcome = causes(e);
+                    staleOutcome = HibernateBatchTest.causes(e);
                 }
             }
         }
@@ -141,13 +141,6 @@ class HibernateTransactionModeTest {
                 sequenceCalls, inserts, updates, deletes, staleOutcome);
     }
 
-    private static String causes(Throwable e) {
-        StringBuilder names = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            names.append(t.getClass().getName()).append(';');
-        }
-        return names.toString();
-    }
 
     @Test
     void persistTransactionIsItsSequenceFetchesPlusOneRoundTripAndEverythingElseMatchesBarePgjdbc() throws Exception {
