@@ -366,9 +366,18 @@ public final class BatchPlanner {
             waves.get(wave).add(r);
         }
         String kind = dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using";
+        List<Rewriter.UniqueCheck> checks = new ArrayList<>();
+        if (dml.kind() == StatementDescription.Kind.UPDATE) {
+            String unmodelled = uniquenessProblem(dml.assignments().stream().map(Assignment::column).toList(), table,
+                    waves.size() > 1, checks);
+            if (unmodelled != null) {
+                return BatchPlan.fallback(unmodelled);
+            }
+        }
         List<Step> arraySteps = new ArrayList<>();
         boolean[] nativeArrays = nativeArrays(rows, casts);
-        String unnestSql = Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
+        String unnestSql = checks.isEmpty() ? Rewriter.keyedDmlUnnest(dml, casts, nativeArrays)
+                : Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks);
         for (List<Integer> wave : waves) {
             for (int start = 0; start < wave.size() && arraySteps != null; start += maxRows) {
                 int size = Math.min(maxRows, wave.size() - start);
@@ -389,10 +398,41 @@ public final class BatchPlanner {
             for (int start = 0; start < wave.size(); start += chunkRows) {
                 int size = Math.min(chunkRows, wave.size() - start);
                 int[] chunk = wave.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray();
-                steps.add(new Step(Rewriter.keyedDml(dml, size, casts), chunk, Decoding.ORDINALS));
+                steps.add(checks.isEmpty() ? new Step(Rewriter.keyedDml(dml, size, casts), chunk, Decoding.ORDINALS)
+                        : new Step(Rewriter.keyedUpdateInOrder(dml, size, casts, checks), chunk, Decoding.ORDINAL_ARRAY));
             }
         }
         return new BatchPlan(kind, steps, null);
+    }
+
+    /**
+     * Whether changing {@code setColumns} in a coalesced statement keeps PostgreSQL's unique checks as row-by-row
+     * execution would make them: {@code null} when it does, with {@code checks} filled with the unique keys the
+     * statement must check in batch order ({@link Rewriter#keyedUpdateInOrderUnnest}); otherwise why not.
+     *
+     * <p>PostgreSQL checks unique indexes (and exclusion constraints) as each row is changed, so the order in which
+     * rows change their unique values decides whether a batch fails. Rows split over several statements out of batch
+     * order ({@code outOfOrder}: a repeated key in a later wave) cannot be checked in order; nor can an index on
+     * expressions or an exclusion constraint, whose columns are not modelled.
+     */
+    private static String uniquenessProblem(List<String> setColumns, TableInfo table, boolean outOfOrder,
+            List<Rewriter.UniqueCheck> checks) {
+        List<TableCatalog.UniqueKey> touched = table.uniqueKeysTouching(setColumns);
+        if (table.uniquenessNotModelled() != null) {
+            return "changes rows of a table whose uniqueness is not modelled (" + table.uniquenessNotModelled()
+                    + "): its checks depend on the order rows change";
+        }
+        if (touched.isEmpty()) {
+            return null;
+        }
+        if (outOfOrder) {
+            return "sets a column of a unique key (" + String.join(", ", touched.get(0).columns()) + ") in statements out"
+                    + " of batch order (a repeated key): unique checks would run in another order than row by row";
+        }
+        for (TableCatalog.UniqueKey key : touched) {
+            checks.add(new Rewriter.UniqueCheck(key.columns(), key.nullsNotDistinct()));
+        }
+        return null;
     }
 
     /**
@@ -472,8 +512,19 @@ public final class BatchPlanner {
                         new BatchPlan.Alignment(keyColumns, chunkKeys), arrays));
             }
         }
-        if (decoding == Decoding.ALIGNED_RETURNED && !inBatchOrder(steps)) {
-            return BatchPlan.fallback("generated keys of an upsert whose rows need statements out of batch order");
+        if (!inBatchOrder(steps)) {
+            if (decoding == Decoding.ALIGNED_RETURNED) {
+                return BatchPlan.fallback("generated keys of an upsert whose rows need statements out of batch order");
+            }
+            // ON CONFLICT draws a sequence default for every proposed row: out of batch order, other rows get the ids
+            if (table.drawsFromSequences()) {
+                return BatchPlan.fallback("upsert rows need statements out of batch order and the table draws from a"
+                        + " sequence: rows would get other ids than row by row");
+            }
+            String unmodelled = uniquenessProblem(insert.conflictUpdatedColumns(), table, true, new ArrayList<>());
+            if (unmodelled != null) {
+                return BatchPlan.fallback("upsert " + unmodelled);
+            }
         }
         boolean unnested = steps.stream().allMatch(step -> step.arrays() != null);
         return new BatchPlan((doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps, null);
@@ -608,6 +659,11 @@ public final class BatchPlanner {
                 steps.add(new Step(sql, chunk, Decoding.ORDINAL_ARRAY, 0, new Bind[0], null, arrays));
             }
             return new BatchPlan("upsert-do-nothing-antijoin", steps, null);
+        }
+        if (!table.uniqueKeysTouching(insert.conflictUpdatedColumns()).isEmpty() || table.uniquenessNotModelled() != null) {
+            // the anti-join updates existing rows and inserts new ones in separate parts of one statement, not in
+            // VALUES order, so unique checks between them could differ from row-by-row execution
+            return BatchPlan.fallback("DO UPDATE sets a column of a unique key");
         }
         StatementDescription.ConflictAction action = insert.conflictAction();
         if (action == null || action.excluded() == null) {

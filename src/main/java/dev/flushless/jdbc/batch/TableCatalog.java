@@ -42,7 +42,8 @@ public final class TableCatalog {
      * on whether a buffered INSERT into it ran before them.
      */
     public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
-            Map<String, ColumnInfo> columns, long[] family, boolean drawsFromSequences) {
+            Map<String, ColumnInfo> columns, long[] family, boolean drawsFromSequences, List<UniqueKey> uniqueKeys,
+            String uniquenessNotModelled) {
 
         /** A table known only by its columns (the explain tool's offline catalog). */
         public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
@@ -52,6 +53,23 @@ public final class TableCatalog {
         public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
                 long[] family) {
             this(oid, kindProblem, userCode, cascades, columns, family, true);
+        }
+
+        /** A table without unique indexes (tests and the explain tool's offline catalog). */
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+                long[] family, boolean drawsFromSequences) {
+            this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, List.of(), null);
+        }
+
+        /** The unique keys that contain one of {@code columns} (e.g. the columns an UPDATE sets). */
+        public List<UniqueKey> uniqueKeysTouching(java.util.Collection<String> columns) {
+            List<UniqueKey> touched = new ArrayList<>();
+            for (UniqueKey key : uniqueKeys) {
+                if (key.columns().stream().anyMatch(columns::contains)) {
+                    touched.add(key);
+                }
+            }
+            return touched;
         }
 
         /**
@@ -81,6 +99,14 @@ public final class TableCatalog {
         }
     }
 
+    /**
+     * A unique index or unique constraint on plain columns (its key columns, folded names) and whether it treats
+     * NULLs as equal ({@code NULLS NOT DISTINCT}, PostgreSQL 15+). A partial index is listed as if it covered every
+     * row: that can only make the driver more careful.
+     */
+    public record UniqueKey(List<String> columns, boolean nullsNotDistinct) {
+    }
+
     private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
             + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"
             + "   UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN tree ON i.inhparent = tree.relid)"
@@ -104,7 +130,19 @@ public final class TableCatalog {
             + "          AND pg_catalog.regexp_replace(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid),"
             + "              '(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|gen_random_uuid"
             + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\('),"
-            + "  a.atttypmod"
+            + "  a.atttypmod,"
+            // unique indexes on plain columns of the table and its descendants: 'N' (NULLS NOT DISTINCT) or 'D', then
+            // the key columns' names, separated by U+001F
+            + "  ARRAY(SELECT DISTINCT CASE WHEN coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)"
+            + "        THEN 'N' ELSE 'D' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
+            + "          FROM unnest((i.indkey::int2[])[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)"
+            + "          JOIN pg_catalog.pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = k.attnum)"
+            + "        FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree) AND i.indisunique"
+            + "        AND i.indexprs IS NULL),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree)"
+            + "          AND i.indisunique AND i.indexprs IS NOT NULL),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint x WHERE x.conrelid IN (SELECT relid FROM tree)"
+            + "          AND x.contype = 'x')"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
@@ -229,6 +267,8 @@ public final class TableCatalog {
         boolean cascades = false;
         long[] family = new long[0];
         boolean drawsFromSequences = true;
+        String[] uniqueIndexes = new String[0];
+        String uniquenessNotModelled = null;
         try (PreparedStatement ps = connection.prepareStatement(LOOKUP)) {
             ps.setString(1, table);
             try (ResultSet rs = ps.executeQuery()) {
@@ -251,6 +291,14 @@ public final class TableCatalog {
                             }
                         }
                         drawsFromSequences = rs.getBoolean(12);
+                        java.sql.Array unique = rs.getArray(14);
+                        if (unique != null) {
+                            Object[] entries = (Object[]) unique.getArray();
+                            uniqueIndexes = java.util.Arrays.copyOf(entries, entries.length, String[].class);
+                        }
+                        uniquenessNotModelled = rs.getBoolean(15)
+                                ? "table has a unique index on an expression"
+                                : rs.getBoolean(16) ? "table has an exclusion constraint" : null;
                         first = false;
                     }
                     String name = rs.getString(7);
@@ -264,6 +312,12 @@ public final class TableCatalog {
                 }
             }
         }
-        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences);
+        List<UniqueKey> uniqueKeys = new ArrayList<>();
+        for (String index : uniqueIndexes) {
+            String[] parts = index.split("\u001f");
+            uniqueKeys.add(new UniqueKey(List.of(parts).subList(1, parts.length), "N".equals(parts[0])));
+        }
+        return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences,
+                List.copyOf(uniqueKeys), uniquenessNotModelled);
     }
 }

@@ -172,6 +172,11 @@ public final class Rewriter {
      * @param casts per parameter, the type to cast it to in the VALUES list, or {@code null} for none
      */
     public static String keyedDml(StatementDescription dml, int rows, String[] casts) {
+        return keyed(dml, valuesRows(rows, casts));
+    }
+
+    /** {@code (VALUES (1, CAST(? AS t), ..), (2, ..)) AS flushless_v(flushless_ord, flushless_p1, ..)}. */
+    private static String valuesRows(int rows, String[] casts) {
         StringBuilder values = new StringBuilder(rows * casts.length * 24 + 64).append(" (VALUES ");
         for (int row = 1; row <= rows; row++) {
             values.append(row > 1 ? ", (" : "(").append(row);
@@ -189,7 +194,91 @@ public final class Rewriter {
         for (int p = 0; p < casts.length; p++) {
             values.append(", ").append(COLUMN_PREFIX).append('p').append(p + 1);
         }
-        return keyed(dml, values.append(") ").toString());
+        return values.append(") ").toString();
+    }
+
+    /** A unique key (index or constraint) with a column the UPDATE sets: its columns, and whether NULLs are equal. */
+    public record UniqueCheck(java.util.List<String> columns, boolean nullsNotDistinct) {
+    }
+
+    /** Text in the error an in-order check raises, by which the driver recognises it. */
+    public static final String UNIQUE_ORDER_MARKER = "flushless: a coalesced UPDATE gives a row a unique value that a"
+            + " later row of the batch gives up";
+
+    /**
+     * {@link #keyedDmlUnnest} for an UPDATE that sets a column of a unique key, made to fail (so that the batch is
+     * undone and re-run as sent) unless running its rows one by one in batch order would also have succeeded.
+     *
+     * <p>Why: PostgreSQL checks a unique index as each row is changed, not at the end of the statement. Row by row,
+     * row {@code a} fails when another row holds {@code a}'s new value at that moment. One UPDATE changes its rows in
+     * join order instead, so a batch in which row {@code a} takes a value that a later row {@code b} gives up fails
+     * row by row but may succeed coalesced (when {@code b}'s row happens to be changed first). The statement therefore
+     * reads the old values of the rows it changes ({@code flushless_old}: all parts of one statement see the snapshot
+     * before it) and fails when some row's new key equals the old key of a row later in the batch. Every other way
+     * row by row could fail also fails the coalesced statement: a row that keeps a value throughout, or two rows
+     * ending with one value. Requires distinct keys in the batch (one wave), so that each table row is changed by at
+     * most one batch row.
+     */
+    public static String keyedUpdateInOrderUnnest(StatementDescription dml, String[] casts, boolean[] nativeArrays,
+            java.util.List<UniqueCheck> checks) {
+        return keyedUpdateInOrder(dml, "SELECT * FROM " + unnestRows(casts, nativeArrays), checks);
+    }
+
+    /** {@link #keyedUpdateInOrderUnnest} with the rows as a VALUES list of {@code rows} rows (one array of ordinals back). */
+    public static String keyedUpdateInOrder(StatementDescription dml, int rows, String[] casts,
+            java.util.List<UniqueCheck> checks) {
+        return keyedUpdateInOrder(dml, "SELECT * FROM" + valuesRows(rows, casts), checks);
+    }
+
+    private static String keyedUpdateInOrder(StatementDescription dml, String rowsQuery, java.util.List<UniqueCheck> checks) {
+        java.util.List<String> columns = new java.util.ArrayList<>();
+        for (UniqueCheck check : checks) {
+            for (String column : check.columns()) {
+                if (!columns.contains(column)) {
+                    columns.add(column);
+                }
+            }
+        }
+        StringBuilder values = new StringBuilder();
+        for (int i = 0; i < columns.size(); i++) {
+            values.append(", ").append(quote(columns.get(i))).append(" AS ").append(COLUMN_PREFIX).append('u').append(i + 1);
+        }
+        StringBuilder clash = new StringBuilder();
+        for (UniqueCheck check : checks) {
+            StringBuilder now = new StringBuilder("(");
+            StringBuilder before = new StringBuilder("(");
+            for (int k = 0; k < check.columns().size(); k++) {
+                String u = COLUMN_PREFIX + "u" + (columns.indexOf(check.columns().get(k)) + 1);
+                now.append(k > 0 ? ", " : "").append("flushless_new.").append(u);
+                before.append(k > 0 ? ", " : "").append("flushless_prior.").append(u);
+            }
+            clash.append(clash.length() > 0 ? " OR " : "").append(now).append(check.nullsNotDistinct()
+                    ? ") IS NOT DISTINCT FROM " : ") = ").append(before).append(')');
+        }
+        String target = dml.targetTable() + (dml.targetAlias() != null ? " AS " + dml.targetAlias() : "");
+        return "WITH " + ROWS_ALIAS + " AS (" + rowsQuery + "),\n"
+                + "flushless_old AS (SELECT " + ROWS_ALIAS + "." + ORDINAL + values + " FROM " + target + ", " + ROWS_ALIAS
+                + " " + whereText(dml) + "),\n"
+                + "flushless_dml AS (" + keyed(dml, " " + ROWS_ALIAS + " ") + values + ")\n"
+                + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('" + UNIQUE_ORDER_MARKER
+                + ", rows: ' || flushless_c.n AS bigint)] END\n"
+                + "FROM (SELECT CAST(array_agg(" + ORDINAL + ") AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
+                + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
+                + " ON flushless_prior." + ORDINAL + " > flushless_new." + ORDINAL + " AND (" + clash + ")) AS flushless_c";
+    }
+
+    /** The WHERE clause of an UPDATE/DELETE, its parameters replaced by the rows' columns. */
+    private static String whereText(StatementDescription dml) {
+        String sql = dml.sql();
+        StringBuilder out = new StringBuilder();
+        int position = dml.whereStart();
+        for (int parameter = 0; parameter < dml.parameterCount(); parameter++) {
+            if (dml.parameterOffset(parameter) >= dml.whereStart()) {
+                out.append(sql, position, dml.parameterOffset(parameter)).append(column(parameter));
+                position = dml.parameterOffset(parameter) + 1;
+            }
+        }
+        return out.append(sql, position, dml.textEnd()).toString();
     }
 
     /** UPDATE ... FROM rows / DELETE ... USING rows, parameters replaced by the rows' columns, RETURNING ordinals. */

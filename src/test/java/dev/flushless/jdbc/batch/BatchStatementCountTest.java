@@ -70,6 +70,51 @@ class BatchStatementCountTest {
         }
     }
 
+    /**
+     * Hibernate sets every column, unique ones included. An UPDATE batch that sets a unique column (to its unchanged
+     * value, or to a value an earlier row of the batch gave up) still runs as one statement: the statement's
+     * in-order unique check (Rewriter.keyedUpdateInOrderUnnest) fails only when a row takes a value a later row
+     * gives up. Both the array and the VALUES form.
+     */
+    @Test
+    void updateSettingUniqueColumnsRunsOneStatementWhenBatchOrderIsSafe(TestDatabase db) throws Exception {
+        db.assumeStatementStats();
+        db.execute("CREATE TABLE counted_unique (id bigint PRIMARY KEY, sku text NOT NULL UNIQUE, at timestamp,"
+                        + " name text, version int NOT NULL)",
+                "INSERT INTO counted_unique SELECT g, 'sku-' || g, NULL, 'n', 1 FROM generate_series(1, 2000) g");
+        try (Connection c = db.flushless("batch")) {
+            PreparedStatement arrays = c.prepareStatement(
+                    "UPDATE counted_unique SET sku = ?, name = ?, version = ? WHERE id = ? AND version = ?");
+            PreparedStatement values = c.prepareStatement(
+                    "UPDATE counted_unique SET sku = ?, at = ? WHERE id = ?");
+            db.resetStatementCounts();
+            for (int i = 1; i <= 2000; i++) {
+                // row 1 gives up 'sku-1' and row 2000 takes it: later than the row that gave it up, so safe
+                arrays.setString(1, i == 1 ? "moved" : i == 2000 ? "sku-1" : "sku-" + i);
+                arrays.setString(2, "renamed " + i);
+                arrays.setInt(3, 2);
+                arrays.setLong(4, i);
+                arrays.setInt(5, 1);
+                arrays.addBatch();
+            }
+            int[] expected = new int[2000];
+            Arrays.fill(expected, 1);
+            assertArrayEquals(expected, arrays.executeBatch());
+            for (int i = 1; i <= 3; i++) {
+                values.setString(1, i == 1 ? "sku-2000" : "sku-" + i); // 'sku-2000' is free since row 2000 moved
+                values.setTimestamp(2, java.sql.Timestamp.valueOf("2024-01-01 00:00:00"));
+                values.setLong(3, i);
+                values.addBatch();
+            }
+            assertArrayEquals(new int[] {1, 1, 1}, values.executeBatch());
+            var stats = c.unwrap(FlushlessConnection.class).flushlessStats();
+            assertEquals(Long.valueOf(2000), stats.rewrites().get("update-join-unnest"), stats.rewrites().toString());
+            assertEquals(Long.valueOf(3), stats.rewrites().get("update-join"), stats.rewrites().toString());
+            assertTrue(stats.fallbacks().isEmpty(), stats.fallbacks().toString());
+            assertEquals(2, db.statementCount("%UPDATE counted_unique%"));
+        }
+    }
+
     @Test
     void valuesTravelAsArraysWherePgjdbcsTextIsReproducedAndAsValuesOtherwise(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE forms (id int PRIMARY KEY, at timestamp, n numeric)",
