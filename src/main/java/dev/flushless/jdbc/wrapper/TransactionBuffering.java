@@ -32,7 +32,8 @@ import java.util.List;
  *
  * <p>pgjdbc is kept in autocommit until the transaction sends its first statement, so that a transaction that
  * is still entirely buffered at {@code commit()} runs as one implicit transaction: one round trip, all or
- * nothing. Otherwise the buffer and the COMMIT share one round trip. {@code rollback()} discards the buffer.
+ * nothing. Otherwise the buffer and the COMMIT share one round trip. {@code rollback()} discards the buffer
+ * (after sending it when a buffered table draws ids from a sequence, see {@link #drawSequenceValues}).
  *
  * <p>Correctness rules: every flushed statement checks inside itself that each INSERT inserted exactly the
  * acknowledged rows (a mismatch fails the transaction); a failed flush is undone and the buffered writes are
@@ -522,6 +523,9 @@ final class TransactionBuffering {
             delegate().rollback(); // pgjdbc's own "autocommit is on" error
             return;
         }
+        if (failed == null && buffer.drawsFromSequences()) {
+            drawSequenceValues();
+        }
         buffer.discard();
         failed = null;
         if (!delegate().getAutoCommit()) {
@@ -530,6 +534,26 @@ final class TransactionBuffering {
             } finally {
                 endServerTransaction();
             }
+        }
+    }
+
+    /**
+     * Before {@code rollback()}: sends the buffered writes when one of their tables draws ids from a sequence, so
+     * that the values bare pgjdbc's INSERTs drew are drawn here too. PostgreSQL never gives sequence values back
+     * (a rollback keeps them drawn), so discarding the writes unsent would hand later INSERTs other ids than bare
+     * pgjdbc does. Costs one round trip, only on this path. Their effect goes with the rollback; an error they raise
+     * belongs to a write the application is rolling back, so it is dropped (the rollback still runs).
+     */
+    private void drawSequenceValues() {
+        List<BufferedWrite> writes = buffer.take();
+        List<Step> steps = plan(writes);
+        long start = System.nanoTime();
+        try {
+            beginServerTransaction();
+            BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
+            counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
+        } catch (BatchExecutor.Undone | SQLException e) {
+            // rolled back next; a broken connection reports itself there
         }
     }
 

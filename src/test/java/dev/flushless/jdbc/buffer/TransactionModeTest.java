@@ -342,6 +342,31 @@ class TransactionModeTest {
         assertEquals(List.of(List.of("2")), db.rows("SELECT id FROM discarded"));
     }
 
+    /**
+     * PostgreSQL never gives sequence values back. Bare pgjdbc's INSERTs drew their ids before the rollback, so
+     * rollback() sends buffered INSERTs into a table with a serial id (one round trip for them, one for the
+     * ROLLBACK) and the next transaction's ids are bare pgjdbc's.
+     */
+    @Test
+    void rollbackSendsBufferedInsertsThatDrawFromASequenceSoLaterIdsAreBarePgjdbcs(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE drawn (id serial PRIMARY KEY, v int)");
+        String key = "rollback-seq-" + UUID.randomUUID();
+        try (Connection c = transactional(db, key)) {
+            c.setAutoCommit(false);
+            insert(c, "INSERT INTO drawn (v) VALUES (?)", 0);
+            c.rollback(); // warm-up: draws id 1
+            RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
+            socket.reset();
+            insert(c, "INSERT INTO drawn (v) VALUES (?)", 1);
+            insert(c, "INSERT INTO drawn (v) VALUES (?)", 2);
+            c.rollback(); // draws ids 2 and 3
+            assertEquals(2, socket.roundTrips());
+            insert(c, "INSERT INTO drawn (v) VALUES (?)", 3);
+            c.commit();
+        }
+        assertEquals(List.of(List.of("4", "3")), db.rows("SELECT id, v FROM drawn"));
+    }
+
     @Test
     void aFailingBufferedWriteSurfacesAtCommitWithTheServersSqlStateAndNothingIsCommitted(TestDatabase db)
             throws Exception {
