@@ -12,15 +12,14 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Minimal reproducers of driver bugs the differential tester (issue #8) found, kept as regular tests: each runs
  * the shrunk program on bare pgjdbc and through Flushless in every mode and compares what the application saw.
- * The {@code @Disabled} ones are bugs that are not fixed (a design decision, or more than a small change, is
- * needed); each says why, and asserts what bare pgjdbc does, so it passes once the bug is fixed.
+ * Each fixed bug's test asserts that every mode sees what bare pgjdbc does; the two tests of documented deviation 4
+ * (sequence values drawn by a failed coalesced attempt) pin what each mode sees instead.
  */
 @ExtendWith(PostgresExtension.class)
 class DifferentialReproducersTest {
@@ -163,23 +162,12 @@ class DifferentialReproducersTest {
     }
 
     /**
-     * Known bug, not fixed: an UPDATE batch that changes a column of a unique index fails as sent at its second row
-     * (id 2 takes 'p' while id 1 still holds it); coalesced, the repeat of id 2 goes to a later statement, after id 1
-     * has moved to 'w', and the batch succeeds. PostgreSQL checks a non-deferrable unique index row by row, against
-     * the rows as they are when each is changed, so the order in which rows are changed decides the outcome, and a
-     * coalesced UPDATE changes them in another order: repeated keys go to later statements, and within one statement
-     * rows are visited in join order (heap order, typically), not batch order. A failure is re-run as sent; a
-     * success pgjdbc would not have had is kept.
-     *
-     * <p>The simple fix, falling back whenever the SET list names a column of a unique index (or exclusion
-     * constraint), is correct but gives up coalescing Hibernate's default UPDATEs (every column, e.g. a unique
-     * {@code sku} or {@code email} set to its unchanged value) on any table with a unique column, the demo's product
-     * and customer updates among them; a precise fix would make the coalesced statement fail (and so re-run as sent)
-     * only when a row's new value equals the old value of another row of the batch. Left to a decision; the
-     * generator avoids the shape unless {@code -Dflushless.difftest.knownBugs=true}.
+     * Fixed (an UPDATE batch that sets a column of a unique key and repeats a key runs as sent): the batch fails as
+     * sent at its second row (id 2 takes 'p' while id 1 still holds it); coalesced, the repeat of id 2 went to a
+     * later statement, after id 1 had moved to 'w', and the batch succeeded. PostgreSQL checks a non-deferrable
+     * unique index as each row changes, so the order in which rows change decides the outcome.
      */
     @Test
-    @Disabled("bug: a coalesced UPDATE batch changing a unique column can succeed where pgjdbc's row-by-row order fails")
     void updateBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6) UNIQUE)",
                 "BatchUpdateException[23505] counts=[-3, -3, -3] [1/p, 2/q]", c -> {
@@ -192,13 +180,45 @@ class DifferentialReproducersTest {
     }
 
     /**
-     * Known bug, not fixed, the same for an upsert whose DO UPDATE changes a unique column: the repeat of key 1 goes
-     * to a later statement, after key 2 has given up 'y', so the batch succeeds where pgjdbc fails at its second
-     * row. (Within one statement an upsert handles its rows in VALUES order, so only batches whose repeated keys
-     * need later statements are affected.)
+     * Within one coalesced UPDATE (distinct keys): row 1 takes 'p', which row 2 gives up only afterwards, so row by
+     * row the batch fails at row 1. One UPDATE changes its rows in join order, here a merge join's (the session
+     * disables the others), which changes id 1 first, so the statement alone would succeed; it checks the batch
+     * order itself and fails, and the batch runs as sent.
      */
     @Test
-    @Disabled("bug: an upsert batch whose DO UPDATE changes a unique column can succeed where pgjdbc's order fails")
+    void updateBatchTakingAValueALaterRowGivesUpFails(TestDatabase db) throws SQLException {
+        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE)",
+                "BatchUpdateException[23505] counts=[-3, -3] [1/p, 2/q]", c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("INSERT INTO repro VALUES (1, 'p'), (2, 'q')");
+                        s.execute("SET enable_hashjoin = off");
+                        s.execute("SET enable_nestloop = off");
+                    }
+                    return batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"p", 2}, {"z", 1}})
+                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY id"));
+                });
+    }
+
+    /** The mirror image: row 2 takes the value row 1 gave up, which succeeds row by row, and coalesced. */
+    @Test
+    void updateBatchTakingAValueAnEarlierRowGaveUpSucceeds(TestDatabase db) throws SQLException {
+        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE, n int, UNIQUE (n, code))",
+                "[1, 1, 0] [1/r/5, 2/q/6]", c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("INSERT INTO repro VALUES (1, 'q', 5), (2, 'p', 6)");
+                    }
+                    return batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"r", 1}, {"q", 2}, {"x", 3}})
+                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY id"));
+                });
+    }
+
+    /**
+     * Fixed (an upsert batch whose DO UPDATE sets a column of a unique key runs as sent when its rows need statements
+     * out of batch order): the repeat of key 1 went to a later statement, after key 2 had given up 'y', so the batch
+     * succeeded where pgjdbc fails at its second row. (Within one statement an upsert handles its rows in VALUES
+     * order.)
+     */
+    @Test
     void upsertBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (k int PRIMARY KEY, code varchar(6) UNIQUE)",
                 "BatchUpdateException[23505] counts=[-3, -3, -3] [2/y]", c -> {
@@ -211,6 +231,20 @@ class DifferentialReproducersTest {
                 });
     }
 
+    /**
+     * ON CONFLICT draws a sequence default for every proposed row. A DO UPDATE batch that repeats a key sent the
+     * repeat in a later statement, so the rows after it drew their ids first and were stored with other ids than
+     * row by row. Such a batch now runs as sent when the table draws from a sequence.
+     */
+    @Test
+    void upsertBatchWithARepeatedKeyStoresTheIdsOfRowByRow(TestDatabase db) throws SQLException {
+        sameEverywhere(db, "CREATE TABLE repro (id serial, k text PRIMARY KEY, v int)", "[1, 1, 1] [1/a/2, 3/b/3]", c -> {
+            String counts = batch(c, "INSERT INTO repro (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
+                    new Object[][] {{"a", 1}, {"a", 2}, {"b", 3}});
+            return counts + " " + rows(c.createStatement().executeQuery("SELECT id, k, v FROM repro ORDER BY id"));
+        });
+    }
+
     private static String insertReturningId(Connection c, String sql) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
             ps.executeUpdate();
@@ -221,50 +255,52 @@ class DifferentialReproducersTest {
         }
     }
 
-    /**
-     * Known bug, not fixed: a coalesced INSERT batch that fails draws values from the table's sequence before it is
-     * undone, and its re-run as sent draws them again, so every later generated key differs from bare pgjdbc's
-     * (sequences are not transactional: the undo cannot give the values back, and resetting the sequence is not safe
-     * next to other sessions). The same holds for a failed flush or ride-along in {@code mode=transaction}. It needs
-     * a decision (document it as a deviation, or do not coalesce INSERTs that draw from a sequence); the
-     * differential tester models it (and reports how often) unless {@code -Dflushless.difftest.strictSequences=true}.
-     */
-    @Test
-    @Disabled("bug: a failed coalesced INSERT batch draws sequence values twice (attempt and re-run), later keys differ")
-    void failedBatchDoesNotMoveLaterGeneratedKeys(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int CHECK (v >= 0))",
-                "BatchUpdateException[23514] counts=[-3, -3, -3] id 3", c -> {
-                    String seen = batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {-1}, {2}});
-                    return seen + " " + insertReturningId(c, "INSERT INTO repro (v) VALUES (5)");
-                });
+    /** Runs {@code action} on bare pgjdbc and in each mode; {@code expected} holds bare's answer, then off, batch, transaction. */
+    private static void observedPerMode(TestDatabase db, String ddl, Action action, String... expected) throws SQLException {
+        assertEquals(expected[0], observe(db, null, ddl, action), "bare pgjdbc");
+        for (int m = 0; m < MODES.length; m++) {
+            assertEquals(expected[m + 1], observe(db, MODES[m], ddl, action), "flushless.mode=" + MODES[m]);
+        }
     }
 
     /**
-     * Known bug, not fixed, the same cause with a visible outcome: the re-run as sent of a failed coalesced batch
-     * draws other ids than bare pgjdbc's execution did, so a batch that bare pgjdbc rejects (its second row draws an
-     * id that was inserted explicitly) is accepted. In {@code mode=transaction} the same makes an UPDATE riding along
-     * with buffered INSERTs match no row: the failed round trip drew ids 1 to 3, the re-run gave the rows 4 to 6.
+     * Documented deviation 4 (docs/semantics.md), pinned: a coalesced INSERT batch that fails draws values from the
+     * table's sequence for the rows it processed (ids 1 and 2) before it is undone, and its re-run as sent draws
+     * again (3 and 4), so the next id is 5 where bare pgjdbc's is 3. Sequences are not transactional: the undo cannot
+     * give the values back, and resetting the sequence is not safe next to other sessions. Errors and counts are
+     * pgjdbc's.
      */
     @Test
-    @Disabled("bug: the re-run of a failed coalesced batch draws other sequence values, so it can succeed where pgjdbc fails")
-    void batchRejectedByPgjdbcIsNotAcceptedAfterItsCoalescedAttemptFailed(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int)", "BatchUpdateException[23505] counts=[-3, -3]",
-                c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.executeUpdate("INSERT INTO repro (id, v) VALUES (2, 0)");
-                    }
-                    return batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {2}});
-                });
+    void failedBatchMovesLaterGeneratedKeysByTheValuesItsAttemptDrew(TestDatabase db) throws SQLException {
+        observedPerMode(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int CHECK (v >= 0))", c -> {
+            String seen = batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {-1}, {2}});
+            return seen + " " + insertReturningId(c, "INSERT INTO repro (v) VALUES (5)");
+        }, "BatchUpdateException[23514] counts=[-3, -3, -3] id 3", "BatchUpdateException[23514] counts=[-3, -3, -3] id 3",
+                "BatchUpdateException[23514] counts=[-3, -3, -3] id 5", "BatchUpdateException[23514] counts=[-3, -3, -3] id 5");
     }
 
     /**
-     * Known bug, not fixed ({@code mode=transaction}): {@code rollback()} discards buffered INSERTs unsent, so the
-     * values bare pgjdbc's INSERTs drew from the sequence are never drawn, and the next generated key is smaller
-     * than bare pgjdbc's. (The documentation says rollback() discards the buffer; the effect on sequences is not in
-     * the list of deviations.)
+     * Documented deviation 4, its visible outcome, pinned: an application that inserted an explicit id (2) into the
+     * sequence's future range. Bare pgjdbc's batch draws 1 and 2 and collides; the coalesced attempt collides the
+     * same way, but its re-run as sent draws 3 and 4 and succeeds. Bare pgjdbc's outcome here depends on the
+     * sequence's position, which every other session moves too.
      */
     @Test
-    @Disabled("bug: mode=transaction rollback() discards buffered INSERTs unsent, so their sequence values are not drawn")
+    void batchCollidingWithAnExplicitIdInTheSequencesRangeSucceedsOnItsReRun(TestDatabase db) throws SQLException {
+        observedPerMode(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int)", c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO repro (id, v) VALUES (2, 0)");
+            }
+            return batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {2}});
+        }, "BatchUpdateException[23505] counts=[-3, -3]", "BatchUpdateException[23505] counts=[-3, -3]", "[1, 1]", "[1, 1]");
+    }
+
+    /**
+     * Fixed ({@code mode=transaction}): {@code rollback()} discarded buffered INSERTs unsent, so the values bare
+     * pgjdbc's INSERTs drew from the sequence were never drawn, and the next generated key was smaller than bare
+     * pgjdbc's. rollback() now sends them first when their table draws from a sequence.
+     */
+    @Test
     void rolledBackBufferedInsertsDrawTheirSequenceValues(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int)", "id 2", c -> {
             c.setAutoCommit(false);

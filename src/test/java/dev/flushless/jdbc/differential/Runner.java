@@ -143,7 +143,7 @@ final class Runner {
             // its re-run as sent, as many as its statements reached (the known drift; nothing else of it is
             // observable, and the oracle cannot tell how Flushless grouped the statements, so either direction)
             resync(guide.finalSequences());
-            notes.add("tolerated sequence drift (known bug): the buffer sent by close() failed and was re-run");
+            notes.add("sequence drift tolerated (deviation 4): the buffer sent by close() failed and was re-run");
             sequences = sequenceState();
         }
         return new Run(List.copyOf(results), finalRows(), sequences, List.copyOf(notes));
@@ -262,13 +262,13 @@ final class Runner {
         return failed;
     }
 
-    /** True when the oracle models the known sequence bug at this step (see {@link #calibrate}). */
+    /** True when the oracle models deviation 4 (sequence values) at this step (see {@link #calibrate}). */
     private boolean models(StepResult seen) {
         return seen.attempted() && !strictSequences && seen.sequences() != null;
     }
 
     /**
-     * The known sequence bug, modelled exactly (unless {@code strictSequences}) where the Flushless run reports it
+     * Deviation 4 (sequence values drawn by a failed attempt), modelled exactly (unless {@code strictSequences}) where the Flushless run reports it
      * ({@link StepResult#reRuns()}): its coalesced statement or flush failed and was undone, but the values it drew
      * from sequences stay drawn, and the re-run as sent draws new ones, which the rows then carry (and which can
      * even collide with explicit keys). How many values the failed attempt drew depends on where PostgreSQL stopped
@@ -322,7 +322,7 @@ final class Runner {
         }
         resync(state.toString());
         if (moved) {
-            notes.add("known sequence bug modelled: a failed coalesced statement or flush drew values before its re-run");
+            notes.add("sequence values modelled (deviation 4): a failed coalesced statement or flush drew values before its re-run");
         }
     }
 
@@ -594,24 +594,12 @@ final class Runner {
         return out;
     }
 
-    /** True when every sequence of {@code a} has drawn at least as far as in {@code b}. */
-    private static boolean ahead(String a, String b) {
-        Map<String, Long> pa = positions(a);
-        Map<String, Long> pb = positions(b);
-        for (Map.Entry<String, Long> e : pb.entrySet()) {
-            if (pa.getOrDefault(e.getKey(), Long.MIN_VALUE) < e.getValue()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /**
      * The oracle's sequences after step {@code i} against the Flushless run's. Two drifts are known and reported
      * (see {@link DifferentialTester}): a coalesced statement or flush that failed drew values before it was undone
      * and re-run as sent (at a step where the Flushless run says it re-ran something as sent; the oracle does not
-     * model how many values the failed attempt drew, so either direction), and buffered INSERTs discarded by a
-     * rollback never drew theirs (Flushless behind, at a step that discarded them). Unless strict, the oracle then takes the
+     * model how many values the failed attempt drew, so either direction). (Buffered INSERTs discarded by a
+     * rollback used to be the second: rollback() now sends them when they draw from a sequence.) Unless strict, the oracle then takes the
      * Flushless run's sequence state so that the rest of the program stays comparable; any other difference stays
      * and is reported as a mismatch at this step.
      */
@@ -622,10 +610,8 @@ final class Runner {
         }
         String why = null;
         if (seen.attempted()) {
-            why = "tolerated sequence drift (known bug): a failed coalesced statement or flush drew values before its"
+            why = "sequence drift tolerated (deviation 4): a failed coalesced statement or flush drew values before its"
                     + " re-run as sent";
-        } else if (discardedDrawing && ahead(mine, theirs)) {
-            why = "tolerated sequence drift (known bug): rollback() discarded buffered INSERTs that bare pgjdbc had run";
         }
         if (why == null) {
             return mine;
