@@ -552,10 +552,20 @@ final class TransactionBuffering {
             beginServerTransaction();
             BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
             counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
-        } catch (BatchExecutor.Undone | SQLException e) {
+        } catch (BatchExecutor.Undone undone) {
+            // a write the application would have seen fail (deviation 1); the attempt's draws are deviation 4's
+            int rows = 0;
+            for (BufferedWrite write : writes) {
+                rows += write.rows().size();
+            }
+            connection.stats.fallback(DRAW_BEFORE_ROLLBACK_FAILED, rows);
+        } catch (SQLException e) {
             // rolled back next; a broken connection reports itself there
         }
     }
+
+    /** Fallback reason counted when the writes sent before rollback() (to draw their ids) fail. */
+    static final String DRAW_BEFORE_ROLLBACK_FAILED = "writes sent before rollback() to draw their ids failed";
 
     /** {@code abort()}: the connection goes away; nothing buffered is sent. */
     void discard() {

@@ -27,6 +27,8 @@ record StepResult(String value, String errorClass, String sqlState, String error
     static final int BUFFER_RERUN = 1;
     /** {@link #reRuns} bit: the step's own coalesced statement failed and was re-run as sent. */
     static final int STATEMENT_RERUN = 2;
+    /** {@link #reRuns} bit: rollback() sent the buffered writes (to draw their ids) and they failed, not re-run. */
+    static final int ROLLBACK_DRAW_FAILED = 4;
 
 
     static StepResult ok(String value) {
