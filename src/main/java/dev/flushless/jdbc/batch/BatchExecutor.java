@@ -319,6 +319,23 @@ public final class BatchExecutor {
                 }
                 return true;
             }
+            case ORDINAL_PREFIX_OR_ARRAY: {
+                try (ResultSet rs = statement.getResultSet()) {
+                    rs.next();
+                    java.sql.Array ordinals = rs.getArray(3);
+                    if (ordinals != null) {
+                        for (Object ordinal : (Object[]) ordinals.getArray()) {
+                            counts[rows[((Number) ordinal).intValue() - 1]]++;
+                        }
+                    } else {
+                        long changed = rs.getLong(2); // rows 1..max each changed one row (count = max, ordinals distinct)
+                        for (int i = 0; i < changed; i++) {
+                            counts[rows[i]] = 1;
+                        }
+                    }
+                }
+                return true;
+            }
             case ORDINALS: {
                 try (ResultSet rs = statement.getResultSet()) {
                     while (rs.next()) {

@@ -48,6 +48,12 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
         /** As {@link #ORDINALS}, the ordinals aggregated into one array in one row. */
         ORDINAL_ARRAY,
         /**
+         * As {@link #ORDINAL_ARRAY} for rows that each match at most one table row (their keys cover a unique key):
+         * one row of {@code count, max(ordinal), ordinals}, the array left out (NULL) when the count equals the
+         * largest ordinal, i.e. rows 1 to max changed one row each and the rest none.
+         */
+        ORDINAL_PREFIX_OR_ARRAY,
+        /**
          * A multi-row INSERT ... ON CONFLICT returning its conflict-target columns for the rows it wrote: walked
          * in order against the batch rows' keys, a returned row means 1, a missing one 0.
          */

@@ -376,8 +376,11 @@ public final class BatchPlanner {
         }
         List<Step> arraySteps = new ArrayList<>();
         boolean[] nativeArrays = nativeArrays(rows, casts);
-        String unnestSql = checks.isEmpty() ? Rewriter.keyedDmlUnnest(dml, casts, nativeArrays)
-                : Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks);
+        boolean oneRowPerKey = TableCatalog.atMostOneRow(table, dml.keys().stream().map(KeyColumn::column).toList());
+        String unnestSql = !checks.isEmpty() ? Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks)
+                : oneRowPerKey ? Rewriter.keyedDmlUnnestCounted(dml, casts, nativeArrays)
+                : Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
+        Decoding unnestDecoding = checks.isEmpty() && oneRowPerKey ? Decoding.ORDINAL_PREFIX_OR_ARRAY : Decoding.ORDINAL_ARRAY;
         for (List<Integer> wave : waves) {
             for (int start = 0; start < wave.size() && arraySteps != null; start += maxRows) {
                 int size = Math.min(maxRows, wave.size() - start);
@@ -386,7 +389,7 @@ public final class BatchPlanner {
                 if (arrays == null) {
                     arraySteps = null;
                 } else {
-                    arraySteps.add(new Step(unnestSql, chunk, Decoding.ORDINAL_ARRAY, 0, new Bind[0], null, arrays));
+                    arraySteps.add(new Step(unnestSql, chunk, unnestDecoding, 0, new Bind[0], null, arrays));
                 }
             }
         }

@@ -100,11 +100,29 @@ public final class TableCatalog {
     }
 
     /**
-     * A unique index or unique constraint on plain columns (its key columns, folded names) and whether it treats
-     * NULLs as equal ({@code NULLS NOT DISTINCT}, PostgreSQL 15+). A partial index is listed as if it covered every
-     * row: that can only make the driver more careful.
+     * A unique index or unique constraint on plain columns (its key columns, folded names), whether it treats
+     * NULLs as equal ({@code NULLS NOT DISTINCT}, PostgreSQL 15+), and whether it guarantees that no two rows share
+     * a key at any time ({@code enforced}: valid, not partial, checked immediately). A partial index is still listed:
+     * for the order of unique checks, treating it as covering every row only makes the driver more careful.
      */
-    public record UniqueKey(List<String> columns, boolean nullsNotDistinct) {
+    public record UniqueKey(List<String> columns, boolean nullsNotDistinct, boolean enforced) {
+    }
+
+    /**
+     * True when rows matched by {@code column = value} on every one of {@code columns} are at most one: the columns
+     * cover an enforced unique key (valid, not partial, not deferrable, which could hold duplicates until commit) of
+     * a table without inheritance children or partitions.
+     */
+    public static boolean atMostOneRow(TableInfo table, java.util.Collection<String> columns) {
+        if (table.family().length != 1) {
+            return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not cover
+        }
+        for (UniqueKey key : table.uniqueKeys()) {
+            if (key.enforced() && columns.containsAll(key.columns())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
@@ -131,10 +149,12 @@ public final class TableCatalog {
             + "              '(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday|gen_random_uuid"
             + "|uuid_generate_v4)\\(\\)', '', 'gi') ~* '[a-z_][a-z0-9_$]*\\s*\\('),"
             + "  a.atttypmod,"
-            // unique indexes on plain columns of the table and its descendants: 'N' (NULLS NOT DISTINCT) or 'D', then
-            // the key columns' names, separated by U+001F
+            // unique indexes on plain columns of the table and its descendants: 'N' (NULLS NOT DISTINCT) or 'D', 'E'
+            // (enforced on the table itself: valid, not partial, immediate) or '-', then the key columns' names,
+            // each after a U+001F
             + "  ARRAY(SELECT DISTINCT CASE WHEN coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)"
-            + "        THEN 'N' ELSE 'D' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
+            + "        THEN 'N' ELSE 'D' END || CASE WHEN i.indisvalid AND i.indimmediate AND i.indpred IS NULL"
+            + "        AND i.indrelid = c.oid THEN 'E' ELSE '-' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
             + "          FROM unnest((i.indkey::int2[])[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)"
             + "          JOIN pg_catalog.pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = k.attnum)"
             + "        FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree) AND i.indisunique"
@@ -315,7 +335,8 @@ public final class TableCatalog {
         List<UniqueKey> uniqueKeys = new ArrayList<>();
         for (String index : uniqueIndexes) {
             String[] parts = index.split("\u001f");
-            uniqueKeys.add(new UniqueKey(List.of(parts).subList(1, parts.length), "N".equals(parts[0])));
+            uniqueKeys.add(new UniqueKey(List.of(parts).subList(1, parts.length), parts[0].charAt(0) == 'N',
+                    parts[0].charAt(1) == 'E'));
         }
         return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences,
                 List.copyOf(uniqueKeys), uniquenessNotModelled);

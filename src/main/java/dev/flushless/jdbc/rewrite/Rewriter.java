@@ -159,6 +159,17 @@ public final class Rewriter {
     }
 
     /**
+     * {@link #keyedDmlUnnest} for rows whose keys cover a unique key, so that each changes at most one table row:
+     * returns {@code count(*), max(ordinal)} and the ordinals only when they are not simply 1 to max (a stale or
+     * missing row), which spares the common case an array of one ordinal per row.
+     */
+    public static String keyedDmlUnnestCounted(StatementDescription dml, String[] casts, boolean[] nativeArrays) {
+        return "WITH flushless_dml AS (" + keyed(dml, " " + unnestRows(casts, nativeArrays) + " ")
+                + ")\nSELECT count(*), max(" + ORDINAL + "), CASE WHEN count(*) = max(" + ORDINAL + ") THEN NULL ELSE array_agg("
+                + ORDINAL + ") END FROM flushless_dml";
+    }
+
+    /**
      * {@code UPDATE t SET .. WHERE k = ? ..} or {@code DELETE FROM t WHERE k = ? ..} for {@code rows} rows at
      * once: the rows become a VALUES list joined on the keys, and {@code RETURNING} the matching rows'
      * ordinals gives each row's exact update count.

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -113,6 +114,34 @@ class BatchStatementCountTest {
             assertTrue(stats.fallbacks().isEmpty(), stats.fallbacks().toString());
             assertEquals(2, db.statementCount("%UPDATE counted_unique%"));
         }
+    }
+
+    /**
+     * Keys covering the primary key match at most one row each, so the statement leaves out the array of ordinals
+     * when rows 1 to max changed and the rest did not (Decoding.ORDINAL_PREFIX_OR_ARRAY); any other pattern returns
+     * the array. Both decode to pgjdbc's counts.
+     */
+    @Test
+    void updateCountsAreExactWhetherOrNotTheOrdinalsComeBack(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE counted_prefix (id int PRIMARY KEY, v int, version int NOT NULL)",
+                "INSERT INTO counted_prefix SELECT g, 0, 1 FROM generate_series(1, 10) g");
+        try (Connection c = db.flushless("batch")) {
+            PreparedStatement ps = c.prepareStatement("UPDATE counted_prefix SET v = ?, version = ? WHERE id = ? AND version = ?");
+            int[][] batches = {{1, 2, 3, 4, -5, 99}, {-6, 7, 8}, {9, 10}, {-1, -2}};
+            int[][] expected = {{1, 1, 1, 1, 0, 0}, {0, 1, 1}, {1, 1}, {0, 0}};
+            for (int b = 0; b < batches.length; b++) {
+                for (int id : batches[b]) {
+                    ps.setInt(1, 5);
+                    ps.setInt(2, 2);
+                    ps.setInt(3, Math.abs(id));
+                    ps.setInt(4, id < 0 ? 7 : 1); // a negative id is bound with a stale version
+                    ps.addBatch();
+                }
+                assertArrayEquals(expected[b], ps.executeBatch(), "batch " + b);
+            }
+            assertEquals(Long.valueOf(13), c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("update-join-unnest"));
+        }
+        assertEquals(List.of(List.of("8")), db.rows("SELECT count(*) FROM counted_prefix WHERE version = 2"));
     }
 
     @Test
