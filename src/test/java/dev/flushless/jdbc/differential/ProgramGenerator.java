@@ -317,8 +317,11 @@ final class ProgramGenerator {
      * that the run can find other differences: explicit values for serial and identity columns that the sequence
      * later draws (by default explicit values start at 1001, which the sequences of these short programs never
      * reach, and rows whose key was drawn are never addressed by a literal key: the drift would change which row a
-     * key names). (UPDATE values too long for a varchar(n), and UPDATE and upsert batches that change a column of a
-     * unique constraint, were avoided too while they were known bugs; they are fixed and always generated.)
+     * key names); and UPDATE values too long for their varchar(n) column, where bare pgjdbc's own answer for a row that
+     * does not exist depends on how often it has run the SQL text on the connection (a custom plan fails with
+     * 22001, the generic plan after pgjdbc's prepareThreshold and PostgreSQL's five custom plans does not), a history
+     * that coalescing changes (docs/semantics.md, known limits). (UPDATE and upsert batches that change a column of a
+     * unique constraint were avoided too while they were a known bug; they are fixed and always generated.)
      */
     static final boolean KNOWN_BUGS = Boolean.getBoolean("flushless.difftest.knownBugs");
 
@@ -723,6 +726,9 @@ final class ProgramGenerator {
             previousKey = key;
             List<Object> values = new ArrayList<>();
             Violation violation = violation(t);
+            if (violation == Violation.TOO_LONG && !KNOWN_BUGS) {
+                violation = Violation.NONE; // see KNOWN_BUGS: pgjdbc's own answer depends on its statement history
+            }
             for (Column c : set) {
                 if (c == parentColumn) {
                     values.add(violation == Violation.FOREIGN_KEY ? convertKey(900, c.type())
