@@ -69,8 +69,8 @@ public enum FlushlessProperty {
             "Group concurrent single-row autocommit INSERTs of one SQL text from many connections into one statement"),
 
     /**
-     * Group commit: how long a group's first INSERT waits for others when the previous group had several
-     * members (a lone writer never waits).
+     * Group commit: how long a group's leader waits at most for others, which it does only while writers that
+     * earlier groups released are still away and another group of its lane runs (a lone writer never waits).
      */
     GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", "200", 0, 1_000_000,
             "Group commit: most microseconds a group waits for more INSERTs (only while others are writing too)"),

@@ -57,6 +57,10 @@ import org.openjdk.jmh.infra.ThreadParams;
  * and scheduler counters from /proc of the measurement iterations per committed row: on-CPU and run-queue time
  * of the benchmark JVM and of the pool's PostgreSQL backends, and the JVM's context switches.
  *
+ * <p>Server durability: the embedded server runs with {@code fsync} and {@code synchronous_commit} off unless the
+ * host JVM is started with {@code -Dflushless.test.durable=true} (then both on: each bare autocommit INSERT
+ * waits for a WAL flush, the case group commit is for); the counts line records both settings.
+ *
  * <p>Default length: one fork, 4 warm-up iterations of 2 s and 5 measured iterations of 2 s per configuration
  * (16 configurations, about 6 minutes in all on 2 cores).
  */
@@ -77,6 +81,13 @@ public class W8GroupCommit {
     /** One-way delay of the latency proxy in ms ({@code direct}: no proxy). */
     @Param({"0", "1"})
     public String delayMs;
+
+    /**
+     * {@code flushless.groupCommit.maxDelayMicros} of the group-commit variant (the driver's default, 200, unless
+     * given with {@code -p maxDelayMicros=...}); ignored by {@code bare}.
+     */
+    @Param({"200"})
+    public String maxDelayMicros;
 
     private Harness h;
     private HikariDataSource pool;
@@ -111,7 +122,11 @@ public class W8GroupCommit {
         HikariConfig config = new HikariConfig();
         config.setPoolName("w8-" + variant + "-" + threads);
         config.setJdbcUrl(h.appUrl());
-        config.setDataSourceProperties(h.appProperties());
+        java.util.Properties properties = h.appProperties();
+        if (h.variant().flushlessMode() != null) {
+            properties.setProperty("flushless.groupCommit.maxDelayMicros", maxDelayMicros);
+        }
+        config.setDataSourceProperties(properties);
         config.setMaximumPoolSize(threads);
         config.setMinimumIdle(threads);
         config.setAutoCommit(true);
@@ -194,6 +209,12 @@ public class W8GroupCommit {
             ObjectNode extra = h.extra();
             extra.put("threads", threads);
             extra.put("poolSize", threads);
+            try (Statement s = h.houseConnection().createStatement();
+                 ResultSet rs = s.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit')")) {
+                rs.next();
+                extra.put("fsync", rs.getString(1));
+                extra.put("synchronousCommit", rs.getString(2));
+            }
             // Measurement iterations only (no warm-up, no JIT): rows, and CPU per committed row of the benchmark
             // JVM (application threads, pool, driver and the latency proxy's threads) and of the pool's PostgreSQL
             // backends (from /proc: an embedded or local server only), with each one's share of one CPU.

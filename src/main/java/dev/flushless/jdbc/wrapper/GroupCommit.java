@@ -8,12 +8,14 @@ import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.batch.SessionFacts;
 import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -21,11 +23,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * with the same database, user and session settings, run as one multi-row statement in one implicit
  * transaction, on the connection of the first of them (the MonetDB group-commit idea, in the driver).
  *
- * <p>One "lane" per session fingerprint and SQL text. The first INSERT to arrive at an idle lane leads: it runs
- * at once (a lone writer never waits) or, when the lane's previous group had several members, waits at most
- * {@code flushless.groupCommit.maxDelayMicros} for more. INSERTs arriving while a group runs queue up; when the
- * group is done, the first of them leads the next group with up to {@code maxRows} queued rows. Every caller
- * returns only after the statement holding its row committed.
+ * <p>One {@link Lane} per session fingerprint and SQL text. A lane has at most one <em>forming</em> group and
+ * any number of <em>running</em> ones (at most one per writer, since each runs on its own leader's connection).
+ * An INSERT arriving while a group forms joins it; otherwise it leads a new group, so a writer never waits for
+ * a running group to finish. A leader waits for company only while it can come soon and the wait leaves
+ * nothing idle (see {@link #waitForCompany}); a lone writer never waits. Every caller returns only after the
+ * statement holding its row committed.
  *
  * <p>Correctness rules: the grouped statement is count-checked in-statement and runs in one implicit
  * transaction, so it commits all rows or none. If it fails, every member runs its own INSERT alone on its own
@@ -50,20 +53,28 @@ final class GroupCommit {
 
     private static final ConcurrentHashMap<String, Lane> LANES = new ConcurrentHashMap<>();
 
+    /** Leaders that waited for company, driver-wide (for tests: a lone writer must never add to it). */
+    static final LongAdder COMPANY_WAITS = new LongAdder();
+
+    /** The most groups one lane had running at once, driver-wide (for tests). */
+    static final AtomicInteger MOST_RUNNING = new AtomicInteger();
+
     private GroupCommit() {
     }
 
-    /** One caller's INSERT. Fields after the constructor's are guarded by its lane's lock. */
+    /** The lane of {@code key} (session fingerprint and SQL text); look it up once and keep it. */
+    static Lane lane(String key) {
+        return LANES.computeIfAbsent(key, k -> new Lane());
+    }
+
+    /** One caller's INSERT. */
     static final class Member {
         final WrappedConnection connection;
         final StatementDescription statement;
         final TableInfo table;
         final Bind[] row;
         final int queryTimeoutSeconds;
-        boolean done;
-        boolean alone;
-        SQLException failure;
-        List<Member> group;
+        final Thread thread = Thread.currentThread();
 
         Member(WrappedConnection connection, StatementDescription statement, TableInfo table, Bind[] row,
                 int queryTimeoutSeconds) {
@@ -75,137 +86,184 @@ final class GroupCommit {
         }
     }
 
-    private static final class Lane {
-        final ReentrantLock lock = new ReentrantLock();
-        final Condition changed = lock.newCondition();
-        final ArrayDeque<Member> waiting = new ArrayDeque<>();
-        boolean running;
-        int lastGroupSize;
+    /** How a group ended, for its members. */
+    private enum Outcome { COMMITTED, RUN_ALONE, LOST }
+
+    /** One group: members join while it forms, then its leader (the first member) runs it on its connection. */
+    private static final class Group {
+        /** Guarded by the lane's lock; the leader adds no one after it stopped forming. */
+        final List<Member> members = new ArrayList<>();
+        /** The leader waits on it for company; signalled only when the wait should end. */
+        final Condition company;
+        /** Written once by the leader after the statement, then every member is unparked. */
+        volatile Outcome outcome;
+        SQLException lost;
+
+        Group(Condition company, Member leader) {
+            this.company = company;
+            members.add(leader);
+        }
+    }
+
+    /** The groups of one session fingerprint and SQL text. Fields are guarded by {@link #lock}. */
+    static final class Lane {
+        private final ReentrantLock lock = new ReentrantLock();
+        /** The group taking members, or null: the next arrival leads a new one. */
+        private Group forming;
+        /** Groups running (their statement sent, members not yet told). */
+        private int running;
+        /**
+         * Writers this lane's groups released that have not come back yet: the company a leader can expect
+         * soon. Anonymous (any arrival takes one off), so it errs towards waiting less.
+         */
+        private int away;
     }
 
     /**
      * Runs {@code me}'s INSERT, grouped with concurrent ones when there are any, and returns its update count.
-     * A group of one runs {@code own} while holding the lane (so that arrivals meanwhile form the next group);
-     * after a failed group every member runs {@code own}.
+     * A group of one runs {@code own}; after a failed group every member runs {@code own}.
      *
      * @throws SQLException the caller's own error, or (SQLState 08) the loss of the connection that ran its group
      */
-    static long run(String laneKey, Member me, int maxRows, long maxDelayNanos, OwnInsert own) throws SQLException {
-        long count = join(laneKey, me, maxRows, maxDelayNanos, own);
-        if (count != RUN_ALONE) {
-            return count;
-        }
-        me.connection.stats.retried(RETRY_REASON);
-        return own.run();
-    }
-
-    /** {@link #join}'s answer when the caller's group failed and it must run its INSERT alone. */
-    private static final long RUN_ALONE = Long.MIN_VALUE;
-
-    private static long join(String laneKey, Member me, int maxRows, long maxDelayNanos, OwnInsert own)
-            throws SQLException {
-        Lane lane = LANES.computeIfAbsent(laneKey, k -> new Lane());
-        List<Member> group;
+    static long run(Lane lane, Member me, int maxRows, long maxDelayNanos, OwnInsert own) throws SQLException {
+        Group group;
         lane.lock.lock();
         try {
-            if (lane.running) {
-                lane.waiting.add(me);
-                lane.changed.signalAll(); // a leader waiting for company
-                while (!me.done && me.group == null) {
-                    lane.changed.awaitUninterruptibly();
+            if (lane.away > 0) {
+                lane.away--;
+            }
+            group = lane.forming;
+            if (group != null) {
+                group.members.add(me);
+                if (group.members.size() >= maxRows) {
+                    lane.forming = null; // full: the next arrival leads a new group
                 }
-                if (me.done) {
-                    return outcome(me);
+                if (group.members.size() >= maxRows || lane.away == 0) {
+                    group.company.signal(); // the leader need not wait longer
                 }
-                group = me.group;
             } else {
-                lane.running = true;
-                group = new ArrayList<>();
-                group.add(me);
-                if (maxDelayNanos > 0 && lane.lastGroupSize > 1) {
-                    waitForCompany(lane, maxRows, maxDelayNanos);
+                group = new Group(lane.lock.newCondition(), me);
+                lane.forming = group;
+                waitForCompany(lane, group, maxRows, maxDelayNanos);
+                if (lane.forming == group) {
+                    lane.forming = null;
                 }
-                drain(lane, group, maxRows);
+                lane.running++;
+                MOST_RUNNING.accumulateAndGet(lane.running, Math::max);
             }
         } finally {
             lane.lock.unlock();
         }
-        return lead(lane, me, group, maxRows, own);
+        if (group.members.get(0) != me) {
+            return asMember(group, me, own);
+        }
+        return lead(lane, group, own);
     }
 
     /**
-     * Waits at most {@code maxDelayNanos} for the group to reach the previous group's size (the lane's recent
-     * concurrency): waiting longer would only delay the writers already in the group.
+     * The leader's wait for company, at most {@code maxDelayNanos}: only while writers this lane released are
+     * still away (they can come soon; a lone writer's own return takes the last one off, so it never waits),
+     * another group of the lane is running (so the wait idles neither the server nor the network) and the
+     * group is below {@code maxRows}. A wait that ends at {@code maxDelayNanos} without anyone joining forgets
+     * the writers still away: they went elsewhere (another statement, or done), and later leaders should not
+     * wait for them.
      */
-    private static void waitForCompany(Lane lane, int maxRows, long maxDelayNanos) {
+    private static void waitForCompany(Lane lane, Group group, int maxRows, long maxDelayNanos) {
+        if (maxDelayNanos <= 0 || lane.away == 0 || lane.running == 0) {
+            return;
+        }
+        COMPANY_WAITS.increment();
         long remaining = maxDelayNanos;
-        int enough = Math.min(maxRows, lane.lastGroupSize);
         try {
-            while (remaining > 0 && lane.waiting.size() + 1 < enough) {
-                remaining = lane.changed.awaitNanos(remaining);
+            while (lane.away > 0 && lane.running > 0 && group.members.size() < maxRows && remaining > 0) {
+                remaining = group.company.awaitNanos(remaining);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // stop waiting; the INSERT itself still runs
+            return;
+        }
+        if (remaining <= 0 && group.members.size() == 1) {
+            lane.away = 0;
         }
     }
 
-    private static void drain(Lane lane, List<Member> group, int maxRows) {
-        while (group.size() < maxRows && !lane.waiting.isEmpty()) {
-            group.add(lane.waiting.poll());
+    /** A member's side: parks until its leader has told the group's outcome, then acts on it. */
+    private static long asMember(Group group, Member me, OwnInsert own) throws SQLException {
+        boolean interrupted = false;
+        while (group.outcome == null) {
+            LockSupport.park(group);
+            interrupted |= Thread.interrupted(); // keep waiting: the row is in a statement that may commit
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        switch (group.outcome) {
+            case COMMITTED:
+                return 1;
+            case RUN_ALONE:
+                me.connection.stats.retried(RETRY_REASON);
+                return own.run();
+            default:
+                throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);
         }
     }
 
-    private static long outcome(Member member) throws SQLException {
-        if (member.failure != null) {
-            throw new SQLException(member.failure.getMessage(), member.failure.getSQLState(), member.failure);
-        }
-        return member.alone ? RUN_ALONE : 1;
-    }
-
-    /** Runs {@code group} on {@code me}'s connection, tells every member its outcome, hands the lane on. */
-    private static long lead(Lane lane, Member me, List<Member> group, int maxRows, OwnInsert own)
-            throws SQLException {
-        boolean alone = true;
-        SQLException lost = null;
-        long ownCount = RUN_ALONE;
+    /**
+     * The leader's side: runs {@code group} on its connection (a group of one as the caller's own statement),
+     * hands its members back to the lane as writers that may come again, and tells them the outcome.
+     */
+    private static long lead(Lane lane, Group group, OwnInsert own) throws SQLException {
+        List<Member> members = group.members;
+        Member me = members.get(0);
+        Outcome outcome = Outcome.RUN_ALONE;
+        long ownCount = 0;
         try {
-            if (group.size() == 1) {
+            if (members.size() == 1) {
                 ownCount = own.run(); // its own error, if any, is the caller's, as without group commit
-                alone = false;
-            } else {
-                alone = !runGroup(me, group);
+                outcome = Outcome.COMMITTED;
+            } else if (runGroup(me, members)) {
+                outcome = Outcome.COMMITTED;
             }
         } catch (SQLException e) {
-            if (group.size() == 1) {
+            if (members.size() == 1) {
                 throw e;
             }
-            lost = new SQLException("Flushless group commit: the connection running a grouped INSERT was lost, so"
-                    + " whether the row committed is unknown (as with bare pgjdbc when a connection drops during a"
+            outcome = Outcome.LOST;
+            group.lost = new SQLException("Flushless group commit: the connection running a grouped INSERT was lost,"
+                    + " so whether the row committed is unknown (as with bare pgjdbc when a connection drops during a"
                     + " statement): " + e.getMessage(), e.getSQLState() != null ? e.getSQLState() : "08006", e);
         } finally {
-            lane.lock.lock();
-            try {
-                for (Member member : group) {
-                    member.alone = alone;
-                    member.failure = lost;
-                    member.done = true;
-                }
-                lane.lastGroupSize = group.size();
-                Member next = lane.waiting.poll();
-                if (next == null) {
-                    lane.running = false;
-                } else {
-                    List<Member> nextGroup = new ArrayList<>();
-                    nextGroup.add(next);
-                    drain(lane, nextGroup, maxRows);
-                    next.group = nextGroup;
-                }
-                lane.changed.signalAll();
-            } finally {
-                lane.lock.unlock();
-            }
+            finish(lane, group, outcome);
         }
-        return group.size() == 1 ? ownCount : outcome(me);
+        if (members.size() == 1) {
+            return ownCount;
+        }
+        if (outcome == Outcome.COMMITTED) {
+            return 1;
+        }
+        if (outcome == Outcome.RUN_ALONE) {
+            me.connection.stats.retried(RETRY_REASON);
+            return own.run();
+        }
+        throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);
+    }
+
+    /** Ends {@code group}'s run: its members count as away (they may come back soon), then each is woken once. */
+    private static void finish(Lane lane, Group group, Outcome outcome) {
+        lane.lock.lock();
+        try {
+            lane.running--;
+            lane.away += group.members.size();
+            if (lane.running == 0 && lane.forming != null) {
+                lane.forming.company.signal(); // nothing runs now: the forming group should not wait longer
+            }
+        } finally {
+            lane.lock.unlock();
+        }
+        group.outcome = outcome;
+        for (int i = 1; i < group.members.size(); i++) {
+            LockSupport.unpark(group.members.get(i).thread);
+        }
     }
 
     /**

@@ -212,6 +212,31 @@ public class WrappedConnection implements FlushlessConnection {
         sessionFingerprint = null;
     }
 
+    /** Group-commit lanes by SQL text for one session fingerprint (replaced when the fingerprint changes). */
+    private record Lanes(String fingerprint, java.util.concurrent.ConcurrentHashMap<String, GroupCommit.Lane> bySql) {
+    }
+
+    private volatile Lanes lanes;
+
+    /**
+     * The group-commit lane of {@code sql} under this connection's session fingerprint, kept per connection so
+     * that an execution does not build and hash the fingerprint-and-SQL key (a few hundred characters) again.
+     */
+    GroupCommit.Lane groupCommitLane(String sql) throws SQLException {
+        String fingerprint = sessionFingerprint();
+        Lanes current = lanes;
+        if (current == null || current.fingerprint() != fingerprint || current.bySql().size() >= 256) {
+            current = new Lanes(fingerprint, new java.util.concurrent.ConcurrentHashMap<>());
+            lanes = current;
+        }
+        GroupCommit.Lane lane = current.bySql().get(sql);
+        if (lane == null) {
+            lane = GroupCommit.lane(fingerprint + '\u0000' + sql);
+            current.bySql().put(sql, lane);
+        }
+        return lane;
+    }
+
     static boolean invalidatesCatalog(StatementDescription.Kind kind) {
         return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
                 || kind == StatementDescription.Kind.OTHER;

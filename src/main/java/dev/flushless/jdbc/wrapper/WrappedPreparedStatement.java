@@ -122,8 +122,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
             return false;
         }
         GroupCommit.Member me = new GroupCommit.Member(connection, description, table, row, prepared.getQueryTimeout());
-        String lane = connection.sessionFingerprint() + '\u0000' + sql;
-        acknowledged = GroupCommit.run(lane, me, connection.flushlessConfig().groupCommitMaxRows(),
+        acknowledged = GroupCommit.run(connection.groupCommitLane(sql), me, connection.flushlessConfig().groupCommitMaxRows(),
                 GroupCommit.nanos(connection.flushlessConfig().groupCommitMaxDelayMicros()), () -> {
                     connection.stats.executed(true);
                     return prepared.executeLargeUpdate();

@@ -2,11 +2,13 @@ package dev.flushless.jdbc.group;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.flushless.jdbc.FlushlessConnection;
 import dev.flushless.jdbc.stats.FlushlessStats;
 import dev.flushless.jdbc.testing.PostgresExtension;
 import dev.flushless.jdbc.testing.TestDatabase;
+import dev.flushless.jdbc.wrapper.WrapperInternals;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -118,7 +120,8 @@ class GroupCommitTest {
         assertEquals(List.of(List.of("0")), db.rows("SELECT count(*) FROM events WHERE id >= 0"
                 + " AND note <> 't' || (id / " + INSERTS + ") || ' i' || (id % " + INSERTS + ")"), "each row is its caller's");
         long grouped = FlushlessStats.GLOBAL.rewritten("group-commit") - groupedBefore;
-        System.out.println("[group commit] " + grouped + " of " + (THREADS * INSERTS) + " inserts ran grouped");
+        System.out.println("[group commit] " + grouped + " of " + (THREADS * INSERTS) + " inserts ran grouped; most groups"
+                + " running at once in a lane: " + WrapperInternals.groupCommitMostRunning());
         assertTrue(grouped > 0, "no INSERT ran grouped");
         if (db.hasStatementStats()) {
             long statements = db.statementCount("%insert into events%");
@@ -155,6 +158,132 @@ class GroupCommitTest {
             assertEquals(0, c.unwrap(FlushlessConnection.class).flushlessStats().rewritten("group-commit"));
         }
         assertEquals(List.of(List.of("4")), db.rows("SELECT count(*) FROM lone"));
+    }
+
+    @Test
+    void aLoneWriterNeverWaitsForCompanyNotEvenRightAfterABurst(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE solo (id int PRIMARY KEY, v text)");
+        String url = db.flushlessUrl("flushless.groupCommit=true&flushless.groupCommit.maxDelayMicros=1000000");
+        String insert = "INSERT INTO solo (id, v) VALUES (?, ?)";
+        long waitsBefore = WrapperInternals.groupCommitCompanyWaits();
+        try (Connection c = DriverManager.getConnection(url, db.credentials());
+             PreparedStatement ps = c.prepareStatement(insert)) {
+            for (int i = 0; i < 200; i++) {
+                ps.setInt(1, i);
+                ps.setString(2, "lone");
+                assertEquals(1, ps.executeUpdate());
+            }
+            assertEquals(0, c.unwrap(FlushlessConnection.class).flushlessStats().rewritten("group-commit"));
+        }
+        assertEquals(0, WrapperInternals.groupCommitCompanyWaits() - waitsBefore, "a lone writer waited for company");
+
+        int threads = 8;
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<?>> burst = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            burst.add(pool.submit(() -> {
+                try (Connection c = DriverManager.getConnection(url, db.credentials());
+                     PreparedStatement ps = c.prepareStatement(insert)) {
+                    start.await();
+                    for (int i = 0; i < 50; i++) {
+                        ps.setInt(1, 1000 + thread * 50 + i);
+                        ps.setString(2, "burst");
+                        assertEquals(1, ps.executeUpdate());
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> future : burst) {
+            future.get();
+        }
+        pool.shutdown();
+        long waitsAfterBurst = WrapperInternals.groupCommitCompanyWaits();
+        try (Connection c = DriverManager.getConnection(url, db.credentials());
+             PreparedStatement ps = c.prepareStatement(insert)) {
+            for (int i = 0; i < 200; i++) {
+                ps.setInt(1, 2000 + i);
+                ps.setString(2, "lone again");
+                assertEquals(1, ps.executeUpdate());
+            }
+        }
+        assertEquals(0, WrapperInternals.groupCommitCompanyWaits() - waitsAfterBurst,
+                "the lone writer after the burst waited for company");
+        assertEquals(List.of(List.of("800")), db.rows("SELECT count(*) FROM solo"));
+    }
+
+    /**
+     * While the table is locked every INSERT blocks in the server. Writers that arrive while others' statements
+     * run must not queue behind them: each leads a group of its own, so all of them are in the server at once.
+     */
+    @Test
+    void writersArrivingWhileGroupsRunLeadNewGroupsInsteadOfQueueing(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE held (id int PRIMARY KEY, v text)");
+        String url = db.flushlessUrl("flushless.groupCommit=true");
+        String insert = "INSERT INTO held (id, v) VALUES (?, ?)";
+        int writers = 4;
+        List<Connection> connections = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try (Connection holder = db.bare(); Connection watcher = db.bare()) {
+            for (int w = 0; w < writers; w++) {
+                Connection c = DriverManager.getConnection(url, db.credentials());
+                connections.add(c);
+                try (PreparedStatement ps = c.prepareStatement(insert)) { // reads catalog and session first
+                    ps.setInt(1, -1 - w);
+                    ps.setString(2, "warm-up");
+                    assertEquals(1, ps.executeUpdate());
+                }
+            }
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("LOCK TABLE held IN EXCLUSIVE MODE");
+            }
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                Connection c = connections.get(w);
+                int id = w;
+                results.add(pool.submit(() -> {
+                    try (PreparedStatement ps = c.prepareStatement(insert)) {
+                        ps.setInt(1, id);
+                        ps.setString(2, "w" + id);
+                        return ps.executeUpdate();
+                    }
+                }));
+            }
+            awaitBlockedInserts(watcher, writers);
+            holder.commit();
+            for (Future<Integer> result : results) {
+                assertEquals(1, result.get());
+            }
+        } finally {
+            pool.shutdown();
+            for (Connection c : connections) {
+                c.close();
+            }
+        }
+        assertTrue(WrapperInternals.groupCommitMostRunning() >= writers, "most running: "
+                + WrapperInternals.groupCommitMostRunning());
+        assertEquals(List.of(List.of(String.valueOf(2 * writers))), db.rows("SELECT count(*) FROM held"));
+    }
+
+    /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into held. */
+    private static void awaitBlockedInserts(Connection watcher, int n) throws Exception {
+        int blocked = 0;
+        for (int poll = 0; poll < 6000; poll++) {
+            try (Statement s = watcher.createStatement(); java.sql.ResultSet rs = s.executeQuery(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                            + " AND wait_event_type = 'Lock' AND query ILIKE 'insert into held%'")) {
+                rs.next();
+                blocked = rs.getInt(1);
+            }
+            if (blocked == n) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        fail("INSERTs blocked in the server at once: " + blocked + ", expected " + n);
     }
 
 }

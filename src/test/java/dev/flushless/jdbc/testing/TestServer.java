@@ -54,14 +54,22 @@ final class TestServer {
         return instance;
     }
 
+    /**
+     * System property: {@code true} starts the embedded server durable ({@code fsync}, {@code synchronous_commit}
+     * and {@code full_page_writes} on, as a production server runs), e.g. for the group-commit benchmark; by
+     * default they are off, which makes a commit cost almost nothing.
+     */
+    static final String DURABLE_PROPERTY = "flushless.test.durable";
+
     private static TestServer startEmbedded() throws IOException, SQLException {
+        String durable = Boolean.getBoolean(DURABLE_PROPERTY) ? "on" : "off";
         EmbeddedPostgres pg = EmbeddedPostgres.builder()
                 .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                 .setServerConfig("pg_stat_statements.max", "10000")
                 .setServerConfig("max_connections", "200")
-                .setServerConfig("fsync", "off")
-                .setServerConfig("synchronous_commit", "off")
-                .setServerConfig("full_page_writes", "off")
+                .setServerConfig("fsync", durable)
+                .setServerConfig("synchronous_commit", durable)
+                .setServerConfig("full_page_writes", durable)
                 .start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -73,7 +81,7 @@ final class TestServer {
         Properties credentials = new Properties();
         credentials.setProperty("user", "postgres");
         return new TestServer("jdbc:postgresql://localhost:" + pg.getPort() + "/", "postgres", "", credentials,
-                "embedded on port " + pg.getPort());
+                "embedded on port " + pg.getPort() + ("on".equals(durable) ? " (durable: fsync, synchronous_commit on)" : ""));
     }
 
     private static TestServer fromUrl(String url) throws SQLException {

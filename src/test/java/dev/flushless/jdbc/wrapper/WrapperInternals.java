@@ -30,6 +30,16 @@ public final class WrapperInternals {
         return wrapped(connection).transactions.bufferedBytes();
     }
 
+    /** Group commit: leaders that waited for company so far, driver-wide. */
+    public static long groupCommitCompanyWaits() {
+        return GroupCommit.COMPANY_WAITS.sum();
+    }
+
+    /** Group commit: the most groups one lane had running at once so far, driver-wide. */
+    public static int groupCommitMostRunning() {
+        return GroupCommit.MOST_RUNNING.get();
+    }
+
     private static WrappedConnection wrapped(Connection connection) throws SQLException {
         return (WrappedConnection) connection.unwrap(FlushlessConnection.class);
     }
