@@ -310,12 +310,7 @@ public final class BatchExecutor {
             case ORDINAL_ARRAY: {
                 try (ResultSet rs = statement.getResultSet()) {
                     rs.next();
-                    java.sql.Array ordinals = rs.getArray(1);
-                    if (ordinals != null) {
-                        for (Object ordinal : (Object[]) ordinals.getArray()) {
-                            counts[rows[((Number) ordinal).intValue() - 1]]++;
-                        }
-                    }
+                    countOrdinals(rs.getArray(1), rows, counts);
                 }
                 return true;
             }
@@ -324,9 +319,7 @@ public final class BatchExecutor {
                     rs.next();
                     java.sql.Array ordinals = rs.getArray(3);
                     if (ordinals != null) {
-                        for (Object ordinal : (Object[]) ordinals.getArray()) {
-                            counts[rows[((Number) ordinal).intValue() - 1]]++;
-                        }
+                        countOrdinals(ordinals, rows, counts);
                     } else {
                         long changed = rs.getLong(2); // rows 1..max each changed one row (count = max, ordinals distinct)
                         for (int i = 0; i < changed; i++) {
@@ -346,6 +339,15 @@ public final class BatchExecutor {
             }
             default:
                 throw new IllegalStateException(step.decoding().name());
+        }
+    }
+
+    /** Adds one to the count of the step row behind each 1-based ordinal of {@code ordinals} (NULL: none). */
+    private static void countOrdinals(java.sql.Array ordinals, int[] rows, long[] counts) throws SQLException {
+        if (ordinals != null) {
+            for (Object ordinal : (Object[]) ordinals.getArray()) {
+                counts[rows[((Number) ordinal).intValue() - 1]]++;
+            }
         }
     }
 

@@ -66,6 +66,40 @@ class SqlAnalyzerTest {
     }
 
     @Test
+    void keyedRowsCoveringAUniqueKeyReturnOrdinalsOnlyWhenNotAPrefix() {
+        StatementDescription update = describe("UPDATE t SET v = ? WHERE id = ?");
+        assertEquals("WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
+                        + " unnest(CAST(? AS integer[]), CAST(? AS bigint[])) WITH ORDINALITY AS"
+                        + " flushless_v(flushless_p1, flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p2"
+                        + " RETURNING flushless_v.flushless_ord)\nSELECT count(*), max(flushless_ord), CASE WHEN count(*) ="
+                        + " max(flushless_ord) THEN NULL ELSE array_agg(flushless_ord) END FROM flushless_dml",
+                Rewriter.keyedDmlUnnestCounted(update, new String[] {"integer", "bigint"}, new boolean[] {true, true}));
+    }
+
+    @Test
+    void updateOfAUniqueColumnChecksTheBatchOrderInTheStatement() {
+        StatementDescription update = describe("UPDATE t AS x SET code = ?, n = ? WHERE x.id = ?");
+        String sql = Rewriter.keyedUpdateInOrderUnnest(update, new String[] {"text", "integer", "bigint"},
+                new boolean[] {false, true, true}, List.of(new Rewriter.UniqueCheck(List.of("code"), false),
+                        new Rewriter.UniqueCheck(List.of("n", "code"), true)));
+        assertEquals("WITH flushless_v AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS bigint[]))"
+                        + " WITH ORDINALITY AS flushless_v(flushless_p1, flushless_p2, flushless_p3, flushless_ord)),\n"
+                        + "flushless_old AS (SELECT flushless_v.flushless_ord, \"code\" AS flushless_u1, \"n\" AS flushless_u2"
+                        + " FROM t AS x, flushless_v WHERE x.id = flushless_v.flushless_p3),\n"
+                        + "flushless_dml AS (UPDATE t AS x SET code = flushless_v.flushless_p1, n = flushless_v.flushless_p2"
+                        + "  FROM flushless_v WHERE x.id = flushless_v.flushless_p3 RETURNING flushless_v.flushless_ord,"
+                        + " \"code\" AS flushless_u1, \"n\" AS flushless_u2)\n"
+                        + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('" + Rewriter.UNIQUE_ORDER_MARKER
+                        + ", rows: ' || flushless_c.n AS bigint)] END\n"
+                        + "FROM (SELECT CAST(array_agg(flushless_ord) AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
+                        + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
+                        + " ON flushless_prior.flushless_ord > flushless_new.flushless_ord AND ((flushless_new.flushless_u1)"
+                        + " = (flushless_prior.flushless_u1) OR (flushless_new.flushless_u2, flushless_new.flushless_u1)"
+                        + " IS NOT DISTINCT FROM (flushless_prior.flushless_u2, flushless_prior.flushless_u1))) AS flushless_c",
+                sql);
+    }
+
+    @Test
     void deleteBecomesUsing() {
         StatementDescription d = describe("DELETE FROM t AS x WHERE x.id = ?");
         assertNull(d.fallbackReason());
