@@ -70,7 +70,8 @@ public enum FlushlessProperty {
 
     /**
      * Group commit: how long a group's leader waits at most for others, which it does only while writers that
-     * earlier groups released are still away and another group of its lane runs (a lone writer never waits).
+     * earlier groups released are still away (at least four when it starts) and another group of its lane runs
+     * (a lone writer never waits).
      */
     GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", "200", 0, 1_000_000,
             "Group commit: most microseconds a group waits for more INSERTs (only while others are writing too)"),
