@@ -60,6 +60,12 @@ final class GroupCommit {
      */
     static final int MIN_COMPANY = 4;
 
+    /**
+     * Tests only (0: off): a leader waits, up to {@code maxDelayMicros}, until its group has this many members,
+     * whatever the rules below say, so that a test can form a group of a known size.
+     */
+    static volatile int testGroupSize;
+
     /** Leaders that waited for company, driver-wide (for tests: a lone writer must never add to it). */
     static final LongAdder COMPANY_WAITS = new LongAdder();
 
@@ -145,7 +151,8 @@ final class GroupCommit {
                 if (group.members.size() >= maxRows) {
                     lane.forming = null; // full: the next arrival leads a new group
                 }
-                if (group.members.size() >= maxRows || lane.away == 0) {
+                if (group.members.size() >= maxRows || lane.away == 0
+                        || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
             } else {
@@ -176,6 +183,10 @@ final class GroupCommit {
      * wait for them.
      */
     private static void waitForCompany(Lane lane, Group group, int maxRows, long maxDelayNanos) {
+        if (testGroupSize > 0) {
+            waitForTestGroup(group, maxDelayNanos);
+            return;
+        }
         if (maxDelayNanos <= 0 || lane.away < MIN_COMPANY || lane.running == 0) {
             return;
         }
@@ -191,6 +202,17 @@ final class GroupCommit {
         }
         if (remaining <= 0 && group.members.size() == 1) {
             lane.away = 0;
+        }
+    }
+
+    private static void waitForTestGroup(Group group, long maxDelayNanos) {
+        long remaining = maxDelayNanos;
+        try {
+            while (group.members.size() < testGroupSize && remaining > 0) {
+                remaining = group.company.awaitNanos(remaining);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -23,8 +23,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.flushless.jdbc.testing.LatencyProxy;
+import dev.flushless.jdbc.testing.LatencyProxy.Cut;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code flushless.groupCommit=true} against a real PostgreSQL: many threads, one autocommit single-row INSERT
@@ -269,6 +273,66 @@ class GroupCommitTest {
     }
 
     /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into held. */
+    /**
+     * The connection running a group of three dies before, during or after its grouped statement (the latency proxy
+     * cuts it when the grouped INSERT passes). Nobody can know whether the group committed until the reply, so every
+     * member gets SQLState class 08, as a caller of bare pgjdbc would for its own lost connection, and nothing is
+     * re-run (which could insert a row twice); the table holds all three rows or none, as the cut decides. When the
+     * reply arrived before the cut, all three committed and returned 1.
+     */
+    @ParameterizedTest
+    @EnumSource(Cut.class)
+    void aLostLeaderConnectionGivesEveryMemberAnSqlState08AndNoRowTwice(Cut cut, TestDatabase db) throws Exception {
+        String table = "gc_lost_" + cut.name().toLowerCase();
+        db.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v text)");
+        int members = 3;
+        WrapperInternals.groupCommitTestGroupSize(members);
+        ExecutorService pool = Executors.newFixedThreadPool(members);
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0)) {
+            String url = proxy.proxiedUrl(db.flushlessUrl("flushless.groupCommit=true&flushless.groupCommit.maxDelayMicros=1000000"));
+            List<Connection> connections = new ArrayList<>();
+            for (int i = 0; i < members; i++) {
+                connections.add(DriverManager.getConnection(url, db.credentials()));
+            }
+            proxy.cut(cut, "flushless_ins");
+            List<Future<String>> outcomes = new ArrayList<>();
+            for (int i = 0; i < members; i++) {
+                Connection c = connections.get(i);
+                int id = i + 1;
+                outcomes.add(pool.submit(() -> {
+                    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)")) {
+                        ps.setInt(1, id);
+                        ps.setString(2, "row");
+                        return "count " + ps.executeUpdate();
+                    } catch (SQLException e) {
+                        return "SQLState " + e.getSQLState();
+                    }
+                }));
+            }
+            List<String> seen = new ArrayList<>();
+            for (Future<String> outcome : outcomes) {
+                seen.add(outcome.get());
+            }
+            assertTrue(proxy.faultFired(), "the grouped INSERT was cut");
+            String rows = db.rows("SELECT count(*) FROM " + table).get(0).get(0);
+            if (cut == Cut.AFTER_REPLY) {
+                assertEquals(List.of("count 1", "count 1", "count 1"), seen);
+                assertEquals("3", rows);
+            } else {
+                for (String outcome : seen) {
+                    assertTrue(outcome.startsWith("SQLState 08"), seen.toString());
+                }
+                assertEquals(cut == Cut.BEFORE_REPLY ? "3" : "0", rows, "all of the group or none");
+            }
+            for (Connection c : connections) {
+                c.close();
+            }
+        } finally {
+            WrapperInternals.groupCommitTestGroupSize(0);
+            pool.shutdownNow();
+        }
+    }
+
     private static void awaitBlockedInserts(Connection watcher, int n) throws Exception {
         int blocked = 0;
         for (int poll = 0; poll < 6000; poll++) {

@@ -40,6 +40,11 @@ public final class WrapperInternals {
         return GroupCommit.MOST_RUNNING.get();
     }
 
+    /** Group commit: makes every leader wait (up to maxDelayMicros) for a group of {@code size}; 0 turns it off. */
+    public static void groupCommitTestGroupSize(int size) {
+        GroupCommit.testGroupSize = size;
+    }
+
     private static WrappedConnection wrapped(Connection connection) throws SQLException {
         return (WrappedConnection) connection.unwrap(FlushlessConnection.class);
     }
