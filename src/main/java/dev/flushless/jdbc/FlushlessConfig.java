@@ -42,6 +42,7 @@ public final class FlushlessConfig {
     private final Mode mode;
     private final int maxRowsPerStatement;
     private final boolean trustTriggers;
+    private final boolean exactSequences;
     private final int parseCacheSize;
     private final int maxBufferedRows;
     private final int maxBufferedBytes;
@@ -51,12 +52,14 @@ public final class FlushlessConfig {
     private final OnConflict onConflict;
     private final int followerReadsStalenessMs;
 
-    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, int parseCacheSize,
+    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, boolean exactSequences,
+            int parseCacheSize,
             int maxBufferedRows, int maxBufferedBytes, boolean groupCommit, int groupCommitMaxDelayMicros,
             int groupCommitMaxRows, OnConflict onConflict, int followerReadsStalenessMs) {
         this.mode = mode;
         this.maxRowsPerStatement = maxRowsPerStatement;
         this.trustTriggers = trustTriggers;
+        this.exactSequences = exactSequences;
         this.parseCacheSize = parseCacheSize;
         this.maxBufferedRows = maxBufferedRows;
         this.maxBufferedBytes = maxBufferedBytes;
@@ -81,7 +84,8 @@ public final class FlushlessConfig {
         FlushlessProperty.rejectUnknownKeys(settings);
         Mode mode = Mode.valueOf(FlushlessProperty.MODE.get(settings).toUpperCase(java.util.Locale.ROOT));
         return new FlushlessConfig(mode, FlushlessProperty.MAX_ROWS_PER_STATEMENT.getInt(settings),
-                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings),
+                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.EXACT_SEQUENCES.getBoolean(settings),
+                FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings),
                 FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings),
                 FlushlessProperty.GROUP_COMMIT.getBoolean(settings),
                 FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS.getInt(settings),
@@ -103,6 +107,11 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
     public int maxRowsPerStatement() {
         return maxRowsPerStatement;
+    }
+
+    /** See {@link FlushlessProperty#EXACT_SEQUENCES}. */
+    public boolean exactSequences() {
+        return exactSequences;
     }
 
     /** See {@link FlushlessProperty#TRUST_TRIGGERS}. */

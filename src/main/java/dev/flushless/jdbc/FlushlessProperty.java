@@ -40,6 +40,17 @@ public enum FlushlessProperty {
             "Rewrite writes to tables that have user triggers, rules or row-level security (they are left alone"
                     + " by default)"),
 
+    /**
+     * Whether INSERTs into tables that draw ids from a sequence (serial, identity, or a default calling a
+     * function) are left as sent. Off by default. A coalesced statement, a buffered flush or a group that fails
+     * has drawn values before it is undone, and PostgreSQL cannot give them back, so ids drawn after such an
+     * error are higher than with bare pgjdbc (documented deviation 4); with this on, those INSERTs are never
+     * coalesced, buffered or grouped, and draw exactly what bare pgjdbc draws.
+     */
+    EXACT_SEQUENCES("flushless.exactSequences", "false", new String[] {"true", "false"},
+            "Leave INSERTs into tables that draw ids from a sequence as sent, so that a failed batch draws exactly"
+                    + " the ids bare pgjdbc would (deviation 4 does not apply)"),
+
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
             "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"

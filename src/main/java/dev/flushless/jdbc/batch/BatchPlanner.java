@@ -34,10 +34,10 @@ public final class BatchPlanner {
      * (the target table's, {@code null} when they could not be read).
      */
     public record Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session, boolean antiJoin,
-            ConflictFacts conflictFacts) {
+            ConflictFacts conflictFacts, boolean exactSequences) {
 
         public Settings(int maxRowsPerStatement, boolean trustTriggers, SessionFacts session) {
-            this(maxRowsPerStatement, trustTriggers, session, false, null);
+            this(maxRowsPerStatement, trustTriggers, session, false, null, false);
         }
     }
 
@@ -74,7 +74,9 @@ public final class BatchPlanner {
                 return BatchPlan.fallback("a batch row lacks a parameter value");
             }
         }
-        String barrier = table.barrier(settings.trustTriggers());
+        String barrier = statement.kind() == StatementDescription.Kind.INSERT
+                ? table.insertBarrier(settings.trustTriggers(), settings.exactSequences())
+                : table.barrier(settings.trustTriggers());
         if (barrier != null) {
             return BatchPlan.fallback(barrier);
         }

@@ -33,7 +33,8 @@ public final class StatementBatchPlanner {
     private StatementBatchPlanner() {
     }
 
-    public static BatchPlan plan(List<StatementDescription> members, TableLookup lookup, boolean trustTriggers)
+    public static BatchPlan plan(List<StatementDescription> members, TableLookup lookup, boolean trustTriggers,
+            boolean exactSequences)
             throws SQLException {
         for (StatementDescription member : members) {
             if (!member.isSingleStatement()) {
@@ -51,8 +52,9 @@ public final class StatementBatchPlanner {
         for (int m = 0; m < members.size(); m++) {
             StatementDescription member = members.get(m);
             TableInfo table = member.chainReason() == null ? lookup.lookup(member.targetTable()) : null;
-            boolean chainable = table != null && table.barrier(trustTriggers) == null
-                    && (member.kind() == StatementDescription.Kind.INSERT || !table.cascades());
+            boolean chainable = table != null && (member.kind() == StatementDescription.Kind.INSERT
+                    ? table.insertBarrier(trustTriggers, exactSequences) == null
+                    : table.barrier(trustTriggers) == null && !table.cascades());
             if (!chainable) {
                 chained |= close(members, group, steps);
                 writtenExclusively.clear();

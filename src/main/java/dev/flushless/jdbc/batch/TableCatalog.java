@@ -93,6 +93,19 @@ public final class TableCatalog {
             return columns.get(name);
         }
 
+        /**
+         * Why an INSERT into the table must run as sent, or {@code null}: a {@link #barrier}, or, with
+         * {@code flushless.exactSequences=true}, ids drawn from a sequence (a failed coalesced attempt would have
+         * drawn them before it is undone, and PostgreSQL cannot give them back).
+         */
+        public String insertBarrier(boolean trustTriggers, boolean exactSequences) {
+            String barrier = barrier(trustTriggers);
+            if (barrier == null && exactSequences && drawsFromSequences) {
+                return "table draws ids from a sequence and flushless.exactSequences=true";
+            }
+            return barrier;
+        }
+
         /** Why the table is a barrier, or {@code null}; {@code trustTriggers} ignores triggers, rules and RLS. */
         public String barrier(boolean trustTriggers) {
             return kindProblem != null ? kindProblem : trustTriggers ? null : userCode;

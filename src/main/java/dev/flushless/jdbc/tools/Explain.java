@@ -363,7 +363,7 @@ public final class Explain {
         List<StatementDescription> descriptions = run.stream().map(Item::description).toList();
         BatchPlan plan;
         try {
-            plan = StatementBatchPlanner.plan(descriptions, name -> table(name, List.of()), false);
+            plan = StatementBatchPlanner.plan(descriptions, name -> table(name, List.of()), false, false);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e); // the synthetic lookup does not throw
         }

@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.wrapper;
 
+import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
@@ -117,8 +118,9 @@ final class TransactionBuffering {
     }
 
     /**
-     * The plain table {@code statement} writes (no triggers, rules or row-level security unless trusted), on a
-     * connection that is open and not read-only; {@code null} otherwise, or when the catalog cannot be read.
+     * The plain table {@code statement} writes (no triggers, rules or row-level security unless trusted; no ids
+     * drawn from a sequence with {@code flushless.exactSequences=true}), on a connection that is open and not
+     * read-only; {@code null} otherwise, or when the catalog cannot be read.
      */
     private TableInfo writableTable(StatementDescription statement) throws SQLException {
         Connection delegate = delegate();
@@ -131,7 +133,8 @@ final class TransactionBuffering {
         } catch (SQLException e) {
             return null;
         }
-        return table.barrier(connection.flushlessConfig().trustTriggers()) == null ? table : null;
+        FlushlessConfig config = connection.flushlessConfig();
+        return table.insertBarrier(config.trustTriggers(), config.exactSequences()) == null ? table : null;
     }
 
     /**

@@ -469,7 +469,7 @@ public class WrappedPreparedStatement extends WrappedStatement implements Prepar
         }
         return BatchPlanner.plan(description, rows, table, returningSuffix, new BatchPlanner.Settings(
                 connection.flushlessConfig().maxRowsPerStatement(), connection.flushlessConfig().trustTriggers(), session,
-                antiJoin && onConflict, facts));
+                antiJoin && onConflict, facts, connection.flushlessConfig().exactSequences()));
     }
 
     private long[] runInPgjdbc(boolean large) throws SQLException {

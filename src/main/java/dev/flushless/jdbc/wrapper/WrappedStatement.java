@@ -182,7 +182,7 @@ public class WrappedStatement implements Statement {
             try {
                 plan = StatementBatchPlanner.plan(members,
                         table -> connection.catalog.lookup(connection.delegate, table),
-                        connection.flushlessConfig().trustTriggers());
+                        connection.flushlessConfig().trustTriggers(), connection.flushlessConfig().exactSequences());
             } catch (SQLException e) {
                 plan = new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
             }

@@ -296,6 +296,37 @@ class DifferentialReproducersTest {
     }
 
     /**
+     * {@code flushless.exactSequences=true} takes deviation 4 away: INSERTs into a table that draws ids from a
+     * sequence run as sent in every mode, so both programs above see exactly what bare pgjdbc sees, and the batch and
+     * transaction modes count the reason.
+     */
+    @Test
+    void exactSequencesDrawsWhatBarePgjdbcDraws(TestDatabase db) throws SQLException {
+        Action failedBatch = c -> batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {-1}, {2}}) + " "
+                + insertReturningId(c, "INSERT INTO repro (v) VALUES (5)");
+        Action collision = c -> {
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO repro (id, v) VALUES (2, 0)");
+            }
+            return batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {2}});
+        };
+        String ddl = "CREATE TABLE repro (id serial PRIMARY KEY, v int CHECK (v >= 0))";
+        for (Action action : List.of(failedBatch, collision)) {
+            String bare = observe(db, null, ddl, action);
+            for (String mode : MODES) {
+                db.execute("DROP TABLE IF EXISTS repro CASCADE", ddl);
+                try (Connection c = java.sql.DriverManager.getConnection(
+                        db.flushlessUrl("flushless.mode=" + mode + "&flushless.exactSequences=true"), db.credentials())) {
+                    assertEquals(bare, action.run(c), "flushless.mode=" + mode);
+                    Long ranAsSent = c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats().fallbacks()
+                            .get("table draws ids from a sequence and flushless.exactSequences=true");
+                    assertEquals(mode.equals("off") ? null : Long.valueOf(action == failedBatch ? 3 : 2), ranAsSent, mode);
+                }
+            }
+        }
+    }
+
+    /**
      * Fixed ({@code mode=transaction}): {@code rollback()} discarded buffered INSERTs unsent, so the values bare
      * pgjdbc's INSERTs drew from the sequence were never drawn, and the next generated key was smaller than bare
      * pgjdbc's. rollback() now sends them first when their table draws from a sequence.

@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
  * {@code flushless.difftest.strictSequences=true} (report the known sequence drifts as mismatches),
  * {@code flushless.difftest.shrinkSeconds} (time allowed to shrink a failing program, default 120),
  * {@code flushless.difftest.knownBugs=true} (also generate the shapes of the known, reported bugs),
+ * {@code flushless.difftest.settings=flushless.exactSequences=true} (more settings for the Flushless connections,
+ * joined with {@code &}; with that one and {@code strictSequences=true}, no sequence drift is allowed at all),
  * {@code flushless.difftest.debugStates=23505,42804} (print bare pgjdbc's errors with these SQLStates).
  * A mismatch prints the seed, the shrunk program as Java-like steps, and the runs side by side.
  */

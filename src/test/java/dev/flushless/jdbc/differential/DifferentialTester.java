@@ -272,6 +272,8 @@ final class DifferentialTester implements AutoCloseable {
         url = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
         if (db != BARE && db != ORACLE) {
             url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1];
+            String extra = System.getProperty("flushless.difftest.settings", "");
+            url += extra.isBlank() ? "" : "&" + extra; // e.g. flushless.exactSequences=true
         }
         Connection c = DriverManager.getConnection(url, databases[db].credentials());
         StatsCapture capture = db != BARE && db != ORACLE ? new StatsCapture(c) : null;
