@@ -44,6 +44,11 @@ public final class StatementBatchPlanner {
             if (!kind.isWrite()) {
                 return BatchPlan.fallback("statement batch holds a statement other than INSERT, UPDATE or DELETE");
             }
+            // a plan that fails is undone and re-run as sent: a member that drew sequence values would draw twice
+            if (exactSequences && (member.callsSequenceFunctions() || kind == StatementDescription.Kind.INSERT
+                    && (member.chainReason() != null || lookup.lookup(member.targetTable()).drawsFromSequences()))) {
+                return BatchPlan.fallback(TableCatalog.EXACT_SEQUENCES_REASON);
+            }
         }
         List<Step> steps = new ArrayList<>();
         List<Integer> group = new ArrayList<>();

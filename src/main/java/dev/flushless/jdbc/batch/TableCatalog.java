@@ -101,7 +101,7 @@ public final class TableCatalog {
         public String insertBarrier(boolean trustTriggers, boolean exactSequences) {
             String barrier = barrier(trustTriggers);
             if (barrier == null && exactSequences && drawsFromSequences) {
-                return "table draws ids from a sequence and flushless.exactSequences=true";
+                return EXACT_SEQUENCES_REASON;
             }
             return barrier;
         }
@@ -137,6 +137,9 @@ public final class TableCatalog {
         }
         return false;
     }
+
+    /** Why an INSERT that draws ids from a sequence runs as sent with {@code flushless.exactSequences=true}. */
+    public static final String EXACT_SEQUENCES_REASON = "table draws ids from a sequence and flushless.exactSequences=true";
 
     private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
             + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"

@@ -396,7 +396,8 @@ final class TransactionBuffering {
         StatementDescription statement = connection.analyzer.describe(sql);
         int parameters = statement.parameterCount();
         if (!statement.isSingleStatement() || statement.hasReturning() || (row == null ? parameters > 0
-                : row.length < parameters || java.util.Arrays.asList(row).subList(0, parameters).contains(null))) {
+                : row.length < parameters || java.util.Arrays.asList(row).subList(0, parameters).contains(null))
+                || connection.flushlessConfig().exactSequences() && mayDrawFromSequences(statement)) {
             return NOT_RIDDEN;
         }
         List<BufferedWrite> writes = buffer.take();
@@ -420,6 +421,25 @@ final class TransactionBuffering {
                 BatchExecutor.releaseGuard(delegate());
             }
             return count;
+        }
+    }
+
+    /**
+     * {@code flushless.exactSequences=true}: whether {@code statement} may draw sequence values, so that a failed
+     * round trip it rode in would draw them twice (a sequence function, or an INSERT into a table that draws ids
+     * from a sequence, or whose table is not known).
+     */
+    private boolean mayDrawFromSequences(StatementDescription statement) {
+        if (statement.callsSequenceFunctions()) {
+            return true;
+        }
+        if (statement.kind() != StatementDescription.Kind.INSERT) {
+            return false;
+        }
+        try {
+            return connection.catalog.lookup(delegate(), statement.targetTable()).drawsFromSequences();
+        } catch (SQLException | RuntimeException e) {
+            return true;
         }
     }
 
