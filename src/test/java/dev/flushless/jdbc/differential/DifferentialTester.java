@@ -141,8 +141,8 @@ final class DifferentialTester implements AutoCloseable {
             if (Boolean.getBoolean("flushless.difftest.debugReRuns")) {
                 for (int i = 0; i < program.steps().size(); i++) {
                     if ((variant.steps().get(i).reRuns() & StepResult.STATEMENT_RERUN) != 0 && bare.steps().get(i).ok()) {
-                        System.out.println("[difftest debug] " + mode + " re-ran a statement pgjdbc runs without error: "
-                                + String.join(" ", program.steps().get(i).java()));
+                        System.out.println("[difftest debug] seed " + program.seed() + " step " + i + ", " + mode
+                                + " re-ran a statement pgjdbc runs without error: " + String.join(" ", program.steps().get(i).java()));
                     }
                 }
             }
