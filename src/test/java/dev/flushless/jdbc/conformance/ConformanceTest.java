@@ -25,7 +25,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The conformance table: every {@link Behaviour} runs against bare pgjdbc and through Flushless (modes
- * {@code off}, {@code batch} and {@code transaction}), each in a database of its own, and what the application observed, plus
+ * {@code off}, {@code batch} and {@code transaction}, and {@code batch} with {@code flushless.exactSequences=true}),
+ * each in a database of its own, and what the application observed, plus
  * the final rows of every table the behaviour left behind, must be identical.
  */
 class ConformanceTest {
@@ -44,7 +45,12 @@ class ConformanceTest {
         return all;
     }
 
-    private static final String[] VARIANTS = {"bare", "off", "batch", "transaction"};
+    private static final String[] VARIANTS = {"bare", "off", "batch", "transaction", "batch_exact"};
+
+    /** The URL settings of each Flushless variant ({@code batch_exact}: batch mode with exact sequence values). */
+    private static String settings(String variant) {
+        return variant.equals("batch_exact") ? "flushless.mode=batch&flushless.exactSequences=true" : "flushless.mode=" + variant;
+    }
 
     /**
      * Behaviours whose {@code mode=transaction} transcript differs from bare pgjdbc by the documented deviation
@@ -114,7 +120,7 @@ class ConformanceTest {
         db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "CREATE SCHEMA " + schema);
         String pgjdbcUrl = withParameter(db.pgjdbcUrl(), "currentSchema=" + schema);
         String url = v == 0 ? pgjdbcUrl
-                : withParameter("jdbc:flushless:" + pgjdbcUrl.substring("jdbc:".length()), "flushless.mode=" + VARIANTS[v]);
+                : withParameter("jdbc:flushless:" + pgjdbcUrl.substring("jdbc:".length()), settings(VARIANTS[v]));
         Properties credentials = db.credentials();
         List<Connection> opened = new ArrayList<>();
         Transcript transcript = new Transcript();
