@@ -76,6 +76,32 @@ class DifferentialTest {
         }
     }
 
+    /**
+     * {@code flushless.exactSequences=true} removes documented deviation 4: with it, the runs are compared with no
+     * sequence drift tolerated at all ({@code strictSequences}), on a smaller budget (20 seeds, about 6 seconds).
+     */
+    @Test
+    void withExactSequencesNoSequenceValueDiffers() throws Exception {
+        List<String> failures = new ArrayList<>();
+        try (DifferentialTester tester = new DifferentialTester(true, "flushless.exactSequences=true")) {
+            for (long seed = 1; seed <= EXACT_SEEDS; seed++) {
+                Program program = ProgramGenerator.generate(seed);
+                DifferentialTester.Verdict verdict = tester.check(program);
+                if (!verdict.ok()) {
+                    failures.add(shrinkAndReport(tester, program, verdict, 60));
+                    break;
+                }
+            }
+            System.out.println("[difftest exactSequences] " + tester.summary().replace("\n", "\n[difftest exactSequences] "));
+            if (!failures.isEmpty()) {
+                fail("with flushless.exactSequences=true a program differs:\n" + failures.get(0));
+            }
+        }
+    }
+
+    /** Seeds of the strict exact-sequences check in CI. */
+    static final int EXACT_SEEDS = 20;
+
     static String shrinkAndReport(DifferentialTester tester, Program program, DifferentialTester.Verdict verdict,
             long shrinkSeconds) throws Exception {
         String mode = verdict.mode();

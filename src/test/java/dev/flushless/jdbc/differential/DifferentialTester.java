@@ -85,6 +85,7 @@ final class DifferentialTester implements AutoCloseable {
     private final TestDatabase[] databases = new TestDatabase[5];
     private final Connection[] admins = new Connection[5];
     private final boolean strictSequences;
+    private final String settings;
     private int schemas;
 
     // statistics
@@ -99,7 +100,16 @@ final class DifferentialTester implements AutoCloseable {
     final Map<String, Long> bareErrors = new TreeMap<>();
 
     DifferentialTester(boolean strictSequences) throws SQLException {
+        this(strictSequences, System.getProperty("flushless.difftest.settings", ""));
+    }
+
+    /**
+     * @param settings more URL settings for the Flushless connections, joined with {@code &} (e.g.
+     *     {@code flushless.exactSequences=true}; empty for none)
+     */
+    DifferentialTester(boolean strictSequences, String settings) throws SQLException {
         this.strictSequences = strictSequences;
+        this.settings = settings;
         String[] names = {"bare", "off", "batch", "transaction", "oracle"};
         for (int i = 0; i < names.length; i++) {
             databases[i] = PostgresExtension.createDatabase("difftest_" + names[i]);
@@ -272,14 +282,13 @@ final class DifferentialTester implements AutoCloseable {
         url = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
         if (db != BARE && db != ORACLE) {
             url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1];
-            String extra = System.getProperty("flushless.difftest.settings", "");
-            url += extra.isBlank() ? "" : "&" + extra; // e.g. flushless.exactSequences=true
+            url += settings.isBlank() ? "" : "&" + settings; // e.g. flushless.exactSequences=true
         }
         Connection c = DriverManager.getConnection(url, databases[db].credentials());
         StatsCapture capture = db != BARE && db != ORACLE ? new StatsCapture(c) : null;
         try {
             Runner.Run run = new Runner(capture == null ? c : capture.connection(), admin, schema, program, semantics,
-                    guide, strictSequences).run();
+                    guide, strictSequences, settings.contains("flushless.exactSequences=true")).run();
             runs++;
             jdbcCalls += program.jdbcCalls();
             if (capture != null) {

@@ -46,6 +46,8 @@ final class Runner {
     private final Semantics semantics;
     private final Run guide;
     private final boolean strictSequences;
+    /** The Flushless runs have {@code flushless.exactSequences=true}: INSERTs into tables with sequences are not buffered. */
+    private final boolean exactSequences;
     private final Map<String, Savepoint> savepoints = new HashMap<>();
     /** Names of the savepoints set and not yet released or rolled back past, in order. */
     private final List<String> open = new ArrayList<>();
@@ -84,7 +86,7 @@ final class Runner {
      * @param guide the Flushless run an oracle run follows (null for {@link Semantics#DIRECT})
      */
     Runner(Connection c, Connection admin, String schemaName, Program program, Semantics semantics, Run guide,
-            boolean strictSequences) {
+            boolean strictSequences, boolean exactSequences) {
         this.c = c;
         this.admin = admin;
         this.schemaName = schemaName;
@@ -92,6 +94,7 @@ final class Runner {
         this.semantics = semantics;
         this.guide = guide;
         this.strictSequences = strictSequences;
+        this.exactSequences = exactSequences;
     }
 
     Run run() throws SQLException {
@@ -352,12 +355,8 @@ final class Runner {
 
     private boolean plain(String table) {
         return program.schema().table(table).trigger() == null
-                && !(EXACT_SEQUENCES && program.schema().table(table).drawsFromSequence());
+                && !(exactSequences && program.schema().table(table).drawsFromSequence());
     }
-
-    /** The Flushless runs have {@code flushless.exactSequences=true}: INSERTs into tables with sequences are not buffered. */
-    private static final boolean EXACT_SEQUENCES = System.getProperty("flushless.difftest.settings", "")
-            .contains("flushless.exactSequences=true");
 
     /** What a buffered step answers at once: one per row. */
     private static String acknowledgement(Step step) {
