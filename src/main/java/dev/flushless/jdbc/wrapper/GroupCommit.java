@@ -75,9 +75,24 @@ final class GroupCommit {
     private GroupCommit() {
     }
 
+    /**
+     * Most lanes kept driver-wide. Beyond it the map starts afresh: a lane is self-contained, so a connection that
+     * still holds a dropped lane only groups with the connections that hold it too (correct, less grouped), and the
+     * memory stays bounded when an application sends many distinct INSERT texts.
+     */
+    static final int MAX_LANES = 4096;
+
     /** The lane of {@code key} (session fingerprint and SQL text); look it up once and keep it. */
     static Lane lane(String key) {
+        if (LANES.size() >= MAX_LANES) {
+            LANES.clear();
+        }
         return LANES.computeIfAbsent(key, k -> new Lane());
+    }
+
+    /** Lanes kept driver-wide now (for tests). */
+    static int laneCount() {
+        return LANES.size();
     }
 
     /** One caller's INSERT. */

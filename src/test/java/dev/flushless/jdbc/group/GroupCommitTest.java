@@ -164,6 +164,24 @@ class GroupCommitTest {
         assertEquals(List.of(List.of("4")), db.rows("SELECT count(*) FROM lone"));
     }
 
+    /** Lanes are kept per SQL text driver-wide, within a bound: many distinct INSERT texts do not grow it for ever. */
+    @Test
+    void manyDistinctInsertTextsKeepTheLanesWithinTheirBound(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE lanes_t (id int PRIMARY KEY, v text)");
+        int bound = WrapperInternals.groupCommitLanes()[1];
+        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.groupCommit=true"), db.credentials())) {
+            for (int i = 0; i < bound + 100; i++) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO lanes_t (id, v) VALUES (?, ?) -- text " + i)) {
+                    ps.setInt(1, i);
+                    ps.setString(2, "v");
+                    assertEquals(1, ps.executeUpdate());
+                }
+                assertTrue(WrapperInternals.groupCommitLanes()[0] <= bound, "lanes: " + WrapperInternals.groupCommitLanes()[0]);
+            }
+        }
+        assertEquals(List.of(List.of(String.valueOf(bound + 100))), db.rows("SELECT count(*) FROM lanes_t"));
+    }
+
     @Test
     void aLoneWriterNeverWaitsForCompanyNotEvenRightAfterABurst(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE solo (id int PRIMARY KEY, v text)");

@@ -40,6 +40,11 @@ public final class WrapperInternals {
         return GroupCommit.MOST_RUNNING.get();
     }
 
+    /** Group commit: lanes (session fingerprint and SQL text) kept driver-wide now, and their bound. */
+    public static int[] groupCommitLanes() {
+        return new int[] {GroupCommit.laneCount(), GroupCommit.MAX_LANES};
+    }
+
     /** Group commit: makes every leader wait (up to maxDelayMicros) for a group of {@code size}; 0 turns it off. */
     public static void groupCommitTestGroupSize(int size) {
         GroupCommit.testGroupSize = size;
