@@ -378,7 +378,7 @@ public final class BatchPlanner {
         }
         List<Step> arraySteps = new ArrayList<>();
         boolean[] nativeArrays = nativeArrays(rows, casts);
-        boolean oneRowPerKey = TableCatalog.atMostOneRow(table, dml.keys().stream().map(KeyColumn::column).toList());
+        boolean oneRowPerKey = table.atMostOneRow(dml.keys().stream().map(KeyColumn::column).toList());
         String unnestSql = !checks.isEmpty() ? Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks)
                 : oneRowPerKey ? Rewriter.keyedDmlUnnestCounted(dml, casts, nativeArrays)
                 : Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);

@@ -61,6 +61,23 @@ public final class TableCatalog {
             this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, List.of(), null);
         }
 
+        /**
+         * True when rows matched by {@code column = value} on every one of {@code columns} are at most one: the columns
+         * cover an enforced unique key (valid, not partial, not deferrable, which could hold duplicates until commit) of
+         * a table without inheritance children or partitions.
+         */
+        public boolean atMostOneRow(java.util.Collection<String> columns) {
+            if (family.length != 1) {
+                return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not cover
+            }
+            for (UniqueKey key : uniqueKeys) {
+                if (key.enforced() && columns.containsAll(key.columns())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** The unique keys that contain one of {@code columns} (e.g. the columns an UPDATE sets). */
         public List<UniqueKey> uniqueKeysTouching(java.util.Collection<String> columns) {
             List<UniqueKey> touched = new ArrayList<>();
@@ -121,22 +138,6 @@ public final class TableCatalog {
     public record UniqueKey(List<String> columns, boolean nullsNotDistinct, boolean enforced) {
     }
 
-    /**
-     * True when rows matched by {@code column = value} on every one of {@code columns} are at most one: the columns
-     * cover an enforced unique key (valid, not partial, not deferrable, which could hold duplicates until commit) of
-     * a table without inheritance children or partitions.
-     */
-    public static boolean atMostOneRow(TableInfo table, java.util.Collection<String> columns) {
-        if (table.family().length != 1) {
-            return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not cover
-        }
-        for (UniqueKey key : table.uniqueKeys()) {
-            if (key.enforced() && columns.containsAll(key.columns())) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** Why an INSERT that draws ids from a sequence runs as sent with {@code flushless.exactSequences=true}. */
     public static final String EXACT_SEQUENCES_REASON = "table draws ids from a sequence and flushless.exactSequences=true";

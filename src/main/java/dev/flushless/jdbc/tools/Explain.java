@@ -693,26 +693,21 @@ public final class Explain {
             }
         }
         if (!commit) {
+            if (!txn.buffer.isEmpty() && txn.buffer.drawsFromSequences()) {
+                // as TransactionBuffering.rollback(): the ids bare pgjdbc's INSERTs drew are drawn here too
+                flush(txn, tally, "flush first", "before rollback()", "a buffered table draws ids from a sequence");
+                tally.transactionTrips++;
+            }
             int discarded = txn.bufferedNumbers.size();
             txn.buffer.discard();
-            say("rollback(): " + (discarded == 0 ? "" : plural(discarded, "buffered INSERT") + " ("
+            endAlone(txn, tally, "rollback(): " + (discarded == 0 ? "" : plural(discarded, "buffered INSERT") + " ("
                     + numbers(txn.bufferedNumbers) + ") discarded unsent; ") + (txn.sent ? "ROLLBACK: 1 round trip"
                             : "nothing of the transaction was sent: no round trip"));
-            if (txn.sent) {
-                tally.transactionTrips++;
-                tally.transactionSent++;
-                tally.transactionEnds++;
-            }
             return;
         }
         if (txn.buffer.isEmpty()) {
-            say("commit(): nothing buffered; " + (txn.sent ? "COMMIT: 1 round trip"
+            endAlone(txn, tally, "commit(): nothing buffered; " + (txn.sent ? "COMMIT: 1 round trip"
                     : "nothing of the transaction was sent: no round trip"));
-            if (txn.sent) {
-                tally.transactionTrips++;
-                tally.transactionSent++;
-                tally.transactionEnds++;
-            }
             return;
         }
         int writes = txn.bufferedNumbers.size();
@@ -733,6 +728,16 @@ public final class Explain {
         tally.flush("at commit", steps.size());
         tally.transactionSent += steps.size();
         tally.transactionTrips++;
+    }
+
+    /** A COMMIT or ROLLBACK with nothing buffered: its own round trip when the transaction sent anything. */
+    private void endAlone(Txn txn, TransactionTally tally, String explanation) {
+        say(explanation);
+        if (txn.sent) {
+            tally.transactionTrips++;
+            tally.transactionSent++;
+            tally.transactionEnds++;
+        }
     }
 
     /** Prints one explanation line, indented, wrapped at about 110 characters. */
