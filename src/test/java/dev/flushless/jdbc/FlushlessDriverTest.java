@@ -79,6 +79,11 @@ class FlushlessDriverTest {
         SQLException bool = assertThrows(SQLException.class, () -> DriverManager.getConnection(
                 db.flushlessUrl("flushless.trustTriggers=yes"), db.credentials()));
         assertTrue(bool.getMessage().contains("true, false"), bool.getMessage());
+        SQLException exact = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+                db.flushlessUrl("flushless.exactSequences=1"), db.credentials()));
+        assertEquals("22023", exact.getSQLState());
+        assertTrue(exact.getMessage().contains("flushless.exactSequences") && exact.getMessage().contains("'1'")
+                && exact.getMessage().contains("true, false"), exact.getMessage());
     }
 
     @Test

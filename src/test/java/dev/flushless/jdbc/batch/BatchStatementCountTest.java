@@ -127,6 +127,9 @@ class BatchStatementCountTest {
                 "INSERT INTO counted_prefix SELECT g, 0, 1 FROM generate_series(1, 10) g");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement ps = c.prepareStatement("UPDATE counted_prefix SET v = ?, version = ? WHERE id = ? AND version = ?");
+            if (db.hasStatementStats()) {
+                db.resetStatementCounts();
+            }
             int[][] batches = {{1, 2, 3, 4, -5, 99}, {-6, 7, 8}, {9, 10}, {-1, -2}};
             int[][] expected = {{1, 1, 1, 1, 0, 0}, {0, 1, 1}, {1, 1}, {0, 0}};
             for (int b = 0; b < batches.length; b++) {
@@ -140,6 +143,9 @@ class BatchStatementCountTest {
                 assertArrayEquals(expected[b], ps.executeBatch(), "batch " + b);
             }
             assertEquals(Long.valueOf(13), c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("update-join-unnest"));
+            if (db.hasStatementStats()) {
+                assertEquals(4, db.statementCount("%UPDATE counted_prefix%"), "one statement per batch");
+            }
         }
         assertEquals(List.of(List.of("8")), db.rows("SELECT count(*) FROM counted_prefix WHERE version = 2"));
     }

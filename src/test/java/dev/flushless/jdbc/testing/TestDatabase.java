@@ -95,12 +95,12 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
-    /** Skips the calling test, with the reason printed, when the server does not track statements. */
     /** True when the server has pg_stat_statements preloaded (statement counts can be asserted). */
     public boolean hasStatementStats() {
         return server.hasStatementStats();
     }
 
+    /** Skips the calling test, with the reason printed, when the server does not track statements. */
     public void assumeStatementStats() {
         assumeTrue(server.hasStatementStats(),
                 "pg_stat_statements is not preloaded on " + server.description + ": statement counts unavailable");
