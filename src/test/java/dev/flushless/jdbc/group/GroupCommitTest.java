@@ -290,6 +290,74 @@ class GroupCommitTest {
         assertEquals(List.of(List.of(String.valueOf(2 * writers))), db.rows("SELECT count(*) FROM held"));
     }
 
+    /**
+     * A lane whose writers all run alone must still start grouping. With four of its statements running (held by a
+     * table lock) and no writer released by a group, the next writer waits for company (up to maxDelayMicros) and
+     * the writer after it joins its group: one statement for the two. Without the rule, nobody would wait, since
+     * nobody is "away", and a busy lane whose writers all ran alone stayed so.
+     */
+    @Test
+    void aCrowdedLaneGroupsNewArrivalsEvenWhenAllItsWritersRanAlone(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE crowded (id int PRIMARY KEY, v text)");
+        String url = db.flushlessUrl("flushless.groupCommit=true&flushless.groupCommit.maxDelayMicros=1000000");
+        String insert = "INSERT INTO crowded (id, v) VALUES (?, ?)";
+        int alone = 4; // GroupCommit.MIN_COMPANY statements running
+        int writers = alone + 2;
+        List<Connection> connections = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        try (Connection holder = db.bare(); Connection watcher = db.bare()) {
+            for (int w = 0; w < writers; w++) {
+                Connection c = DriverManager.getConnection(url, db.credentials());
+                connections.add(c);
+                try (PreparedStatement ps = c.prepareStatement(insert)) { // reads catalog and session first
+                    ps.setInt(1, -1 - w);
+                    ps.setString(2, "warm-up");
+                    assertEquals(1, ps.executeUpdate());
+                }
+            }
+            holder.setAutoCommit(false);
+            try (Statement s = holder.createStatement()) {
+                s.execute("LOCK TABLE crowded IN EXCLUSIVE MODE");
+            }
+            long groupedBefore = FlushlessStats.GLOBAL.rewritten("group-commit");
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                if (w == alone) {
+                    awaitBlockedInserts(watcher, "crowded", alone); // four lone statements run (blocked)
+                }
+                long waits = WrapperInternals.groupCommitCompanyWaits();
+                Connection c = connections.get(w);
+                int id = w;
+                results.add(pool.submit(() -> {
+                    try (PreparedStatement ps = c.prepareStatement(insert)) {
+                        ps.setInt(1, id);
+                        ps.setString(2, "w" + id);
+                        return ps.executeUpdate();
+                    }
+                }));
+                if (w == alone) { // the fifth writer must be waiting for company before the sixth comes
+                    for (int poll = 0; poll < 6000 && WrapperInternals.groupCommitCompanyWaits() == waits; poll++) {
+                        Thread.sleep(1);
+                    }
+                    assertEquals(waits + 1, WrapperInternals.groupCommitCompanyWaits(),
+                            "the writer arriving at a crowded lane did not wait for company");
+                }
+            }
+            awaitBlockedInserts(watcher, "crowded", alone + 1); // the fifth and sixth writers' rows: one statement
+            holder.commit();
+            for (Future<Integer> result : results) {
+                assertEquals(1, result.get());
+            }
+            assertEquals(2, FlushlessStats.GLOBAL.rewritten("group-commit") - groupedBefore, "rows run grouped");
+        } finally {
+            pool.shutdown();
+            for (Connection c : connections) {
+                c.close();
+            }
+        }
+        assertEquals(List.of(List.of(String.valueOf(2 * writers))), db.rows("SELECT count(*) FROM crowded"));
+    }
+
     /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into held. */
     /**
      * The connection running a group of three dies before, during or after its grouped statement (the latency proxy
@@ -352,11 +420,16 @@ class GroupCommitTest {
     }
 
     private static void awaitBlockedInserts(Connection watcher, int n) throws Exception {
+        awaitBlockedInserts(watcher, "held", n);
+    }
+
+    /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into {@code table}. */
+    private static void awaitBlockedInserts(Connection watcher, String table, int n) throws Exception {
         int blocked = 0;
         for (int poll = 0; poll < 6000; poll++) {
             try (Statement s = watcher.createStatement(); java.sql.ResultSet rs = s.executeQuery(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                            + " AND wait_event_type = 'Lock' AND query ILIKE 'insert into held%'")) {
+                            + " AND wait_event_type = 'Lock' AND query ILIKE '%insert into " + table + " %'")) {
                 rs.next();
                 blocked = rs.getInt(1);
             }
