@@ -68,9 +68,11 @@ public final class BenchMain {
         }
         System.setProperty(Harness.COUNTS_PROPERTY, counts);
         CommandLineOptions cmd = new CommandLineOptions(jmh.toArray(new String[0]));
+        List<String> forkArgs = new ArrayList<>(List.of("-D" + Harness.URL_PROPERTY + "=" + url,
+                "-D" + Harness.COUNTS_PROPERTY + "=" + counts, "-Djava.awt.headless=true"));
+        forkArgs.addAll(cmd.getJvmArgsAppend().orElse(List.of())); // the caller's -jvmArgsAppend (e.g. JFR) kept
         Options options = new OptionsBuilder().parent(cmd)
-                .jvmArgsAppend("-D" + Harness.URL_PROPERTY + "=" + url, "-D" + Harness.COUNTS_PROPERTY + "=" + counts,
-                        "-Djava.awt.headless=true")
+                .jvmArgsAppend(forkArgs.toArray(new String[0]))
                 .build();
         try {
             new Runner(options).run();
