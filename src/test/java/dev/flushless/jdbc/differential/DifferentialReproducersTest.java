@@ -147,6 +147,17 @@ class DifferentialReproducersTest {
         });
     }
 
+    /** Runs {@code setup}, then {@code sql} as a batch of {@code rows}: its outcome, then the table's rows by {@code orderBy}. */
+    private static String batchThenRows(Connection c, List<String> setup, String sql, Object[][] rows, String orderBy)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String statement : setup) {
+                s.execute(statement);
+            }
+        }
+        return batch(c, sql, rows) + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY " + orderBy));
+    }
+
     private static String batch(Connection c, String sql, Object[][] rows) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (Object[] row : rows) {
@@ -170,13 +181,10 @@ class DifferentialReproducersTest {
     @Test
     void updateBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6) UNIQUE)",
-                "BatchUpdateException[23505] counts=[-3, -3, -3] [1/p, 2/q]", c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.executeUpdate("INSERT INTO repro VALUES (1, 'p'), (2, 'q')");
-                    }
-                    return batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"z", 2}, {"p", 2}, {"w", 1}})
-                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY id"));
-                });
+                "BatchUpdateException[23505] counts=[-3, -3, -3] [1/p, 2/q]",
+                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'p'), (2, 'q')"),
+                        "UPDATE repro SET code = ? WHERE id = ?",
+                        new Object[][] {{"z", 2}, {"p", 2}, {"w", 1}}, "id"));
     }
 
     /**
@@ -188,28 +196,21 @@ class DifferentialReproducersTest {
     @Test
     void updateBatchTakingAValueALaterRowGivesUpFails(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE)",
-                "BatchUpdateException[23505] counts=[-3, -3] [1/p, 2/q]", c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.executeUpdate("INSERT INTO repro VALUES (1, 'p'), (2, 'q')");
-                        s.execute("SET enable_hashjoin = off");
-                        s.execute("SET enable_nestloop = off");
-                    }
-                    return batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"p", 2}, {"z", 1}})
-                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY id"));
-                });
+                "BatchUpdateException[23505] counts=[-3, -3] [1/p, 2/q]",
+                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'p'), (2, 'q')",
+                        "SET enable_hashjoin = off", "SET enable_nestloop = off"),
+                        "UPDATE repro SET code = ? WHERE id = ?",
+                        new Object[][] {{"p", 2}, {"z", 1}}, "id"));
     }
 
     /** The mirror image: row 2 takes the value row 1 gave up, which succeeds row by row, and coalesced. */
     @Test
     void updateBatchTakingAValueAnEarlierRowGaveUpSucceeds(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE, n int, UNIQUE (n, code))",
-                "[1, 1, 0] [1/r/5, 2/q/6]", c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.executeUpdate("INSERT INTO repro VALUES (1, 'q', 5), (2, 'p', 6)");
-                    }
-                    return batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"r", 1}, {"q", 2}, {"x", 3}})
-                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY id"));
-                });
+                "[1, 1, 0] [1/r/5, 2/q/6]",
+                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'q', 5), (2, 'p', 6)"),
+                        "UPDATE repro SET code = ? WHERE id = ?",
+                        new Object[][] {{"r", 1}, {"q", 2}, {"x", 3}}, "id"));
     }
 
     /**
@@ -221,14 +222,10 @@ class DifferentialReproducersTest {
     @Test
     void upsertBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
         sameEverywhere(db, "CREATE TABLE repro (k int PRIMARY KEY, code varchar(6) UNIQUE)",
-                "BatchUpdateException[23505] counts=[-3, -3, -3] [2/y]", c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.executeUpdate("INSERT INTO repro VALUES (2, 'y')");
-                    }
-                    return batch(c, "INSERT INTO repro (k, code) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET code = EXCLUDED.code",
-                            new Object[][] {{1, "x"}, {1, "y"}, {2, "w"}})
-                            + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY k"));
-                });
+                "BatchUpdateException[23505] counts=[-3, -3, -3] [2/y]",
+                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (2, 'y')"),
+                        "INSERT INTO repro (k, code) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET code = EXCLUDED.code",
+                        new Object[][] {{1, "x"}, {1, "y"}, {2, "w"}}, "k"));
     }
 
     /**

@@ -249,32 +249,13 @@ class GroupCommitTest {
         List<Connection> connections = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (Connection holder = db.bare(); Connection watcher = db.bare()) {
-            for (int w = 0; w < writers; w++) {
-                Connection c = DriverManager.getConnection(url, db.credentials());
-                connections.add(c);
-                try (PreparedStatement ps = c.prepareStatement(insert)) { // reads catalog and session first
-                    ps.setInt(1, -1 - w);
-                    ps.setString(2, "warm-up");
-                    assertEquals(1, ps.executeUpdate());
-                }
-            }
-            holder.setAutoCommit(false);
-            try (Statement s = holder.createStatement()) {
-                s.execute("LOCK TABLE held IN EXCLUSIVE MODE");
-            }
+            openWarmedWriters(db, url, insert, writers, connections);
+            lockTable(holder, "held");
             List<Future<Integer>> results = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
-                Connection c = connections.get(w);
-                int id = w;
-                results.add(pool.submit(() -> {
-                    try (PreparedStatement ps = c.prepareStatement(insert)) {
-                        ps.setInt(1, id);
-                        ps.setString(2, "w" + id);
-                        return ps.executeUpdate();
-                    }
-                }));
+                results.add(submitInsert(pool, connections.get(w), insert, w));
             }
-            awaitBlockedInserts(watcher, writers);
+            awaitBlockedInserts(watcher, "held", writers);
             holder.commit();
             for (Future<Integer> result : results) {
                 assertEquals(1, result.get());
@@ -306,19 +287,8 @@ class GroupCommitTest {
         List<Connection> connections = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (Connection holder = db.bare(); Connection watcher = db.bare()) {
-            for (int w = 0; w < writers; w++) {
-                Connection c = DriverManager.getConnection(url, db.credentials());
-                connections.add(c);
-                try (PreparedStatement ps = c.prepareStatement(insert)) { // reads catalog and session first
-                    ps.setInt(1, -1 - w);
-                    ps.setString(2, "warm-up");
-                    assertEquals(1, ps.executeUpdate());
-                }
-            }
-            holder.setAutoCommit(false);
-            try (Statement s = holder.createStatement()) {
-                s.execute("LOCK TABLE crowded IN EXCLUSIVE MODE");
-            }
+            openWarmedWriters(db, url, insert, writers, connections);
+            lockTable(holder, "crowded");
             long groupedBefore = FlushlessStats.GLOBAL.rewritten("group-commit");
             List<Future<Integer>> results = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
@@ -326,15 +296,7 @@ class GroupCommitTest {
                     awaitBlockedInserts(watcher, "crowded", alone); // four lone statements run (blocked)
                 }
                 long waits = WrapperInternals.groupCommitCompanyWaits();
-                Connection c = connections.get(w);
-                int id = w;
-                results.add(pool.submit(() -> {
-                    try (PreparedStatement ps = c.prepareStatement(insert)) {
-                        ps.setInt(1, id);
-                        ps.setString(2, "w" + id);
-                        return ps.executeUpdate();
-                    }
-                }));
+                results.add(submitInsert(pool, connections.get(w), insert, w));
                 if (w == alone) { // the fifth writer must be waiting for company before the sixth comes
                     for (int poll = 0; poll < 6000 && WrapperInternals.groupCommitCompanyWaits() == waits; poll++) {
                         Thread.sleep(1);
@@ -358,7 +320,6 @@ class GroupCommitTest {
         assertEquals(List.of(List.of(String.valueOf(2 * writers))), db.rows("SELECT count(*) FROM crowded"));
     }
 
-    /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into held. */
     /**
      * The connection running a group of three dies before, during or after its grouped statement (the latency proxy
      * cuts it when the grouped INSERT passes). Nobody can know whether the group committed until the reply, so every
@@ -419,8 +380,40 @@ class GroupCommitTest {
         }
     }
 
-    private static void awaitBlockedInserts(Connection watcher, int n) throws Exception {
-        awaitBlockedInserts(watcher, "held", n);
+    /**
+     * Opens {@code n} Flushless connections into {@code connections} and runs one {@code insert} (id, text) on each,
+     * so that each has read the catalog and its session before the test's INSERTs.
+     */
+    private static void openWarmedWriters(TestDatabase db, String url, String insert, int n, List<Connection> connections)
+            throws SQLException {
+        for (int w = 0; w < n; w++) {
+            Connection c = DriverManager.getConnection(url, db.credentials());
+            connections.add(c);
+            try (PreparedStatement ps = c.prepareStatement(insert)) {
+                ps.setInt(1, -1 - w);
+                ps.setString(2, "warm-up");
+                assertEquals(1, ps.executeUpdate());
+            }
+        }
+    }
+
+    /** Locks {@code table} in a transaction of {@code holder}: INSERTs into it block until the holder commits. */
+    private static void lockTable(Connection holder, String table) throws SQLException {
+        holder.setAutoCommit(false);
+        try (Statement s = holder.createStatement()) {
+            s.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+        }
+    }
+
+    /** Runs {@code insert} with (id, "w" + id) on {@code c} in {@code pool}; the future holds its update count. */
+    private static Future<Integer> submitInsert(ExecutorService pool, Connection c, String insert, int id) {
+        return pool.submit(() -> {
+            try (PreparedStatement ps = c.prepareStatement(insert)) {
+                ps.setInt(1, id);
+                ps.setString(2, "w" + id);
+                return ps.executeUpdate();
+            }
+        });
     }
 
     /** Polls (bounded) until {@code n} sessions of the database wait for a lock in an INSERT into {@code table}. */
