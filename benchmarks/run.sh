@@ -3,6 +3,9 @@
 #
 #   benchmarks/run.sh                      short suite (under 10 minutes on 2 cores) on the embedded PostgreSQL
 #   benchmarks/run.sh --long               long, precise suite (about an hour on 2 cores)
+#   benchmarks/run.sh --paired             low-latency paired suite: bare pgjdbc against each Flushless mode in one fork
+#                                          (W5, W7 1-1,000 rows, W9, W8 1-64 threads; D=0, 0.25, 1 ms; about 10 minutes + build)
+#   benchmarks/run.sh --paired --long      the same with 3 forks, D=0, 0.25, 1, 5 ms and more pairs (about 75 minutes)
 #   benchmarks/run.sh --url 'jdbc:postgresql://host:5432/db?user=u&password=p'   any server
 #   benchmarks/run.sh --testcontainers postgres|yugabytedb                       a container (needs Docker)
 #
@@ -10,21 +13,24 @@
 # and anything after `--` goes to JMH (e.g. `-- -p delayMs=1 W2`, which also replaces the default
 # selection). JMH JSON, the per-trial counts and the log go to benchmarks/results/<UTC time>/; the
 # chart tool then rewrites the results section of docs/benchmarks.md and the PNGs in docs/benchmarks/.
+# --paired writes to benchmarks/results/<UTC time>-paired/ and never touches docs/: its table (paired.md,
+# also printed) comes from PairedReport.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-long=false; build=true; docs=true; url=""; container=""; extra=()
+long=false; paired=false; build=true; docs=true; url=""; container=""; extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --long) long=true ;;
+    --paired) paired=true ;;
     --no-build) build=false ;;
     --results-only) docs=false ;;
     --url) url="$2"; shift ;;
     --testcontainers) container="$2"; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -53,6 +59,7 @@ fi
 jar="$here/target/benchmarks.jar"
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+$paired && stamp="$stamp-paired"
 out="$here/results/$stamp"
 mkdir -p "$out"
 counts="$out/counts.jsonl"
@@ -82,6 +89,35 @@ run_jmh() { # name, JMH arguments...
 }
 
 start=$(date +%s)
+if $paired; then
+  # The low-latency paired suite: every JMH trial holds bare pgjdbc and the Flushless variant(s) in one fork,
+  # alternating blocks (see LowLatencyPaired, W8PairedThroughput); the JMH score is not the result, the
+  # lowLatencyPair lines of counts.jsonl are. First the proxy's achieved delay (SELECT 1 pings).
+  if [[ ${#extra[@]} -gt 0 ]]; then
+    run_jmh custom "${extra[@]}"
+    mode="paired, custom: ${extra[*]}"
+  elif $long; then
+    run_jmh ping -p delays=0+0.1+0.25+0.5+1+5 ProxyDelayCheck
+    run_jmh single -f 3 -p delayMs=0,0.25,1,5 -p pairs=30 -p blockMs=250 -p warmupMs=3000 LowLatencyPaired
+    run_jmh w8 -f 3 -p delayMs=0,0.25,1,5 -p pairs=12 -p blockMs=1000 -p warmupMs=4000 W8PairedThroughput
+    mode="paired, long: 3 forks; LowLatencyPaired (W5, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 30 rounds of 250 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 12 pairs of 1 s blocks; D=0, 0.25, 1, 5 ms"
+  else
+    run_jmh ping ProxyDelayCheck
+    run_jmh single LowLatencyPaired
+    run_jmh w8 W8PairedThroughput
+    mode="paired, short: 1 fork; LowLatencyPaired (W5, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 16 rounds of 200 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 8 pairs of 500 ms blocks; D=0, 0.25, 1 ms"
+  fi
+  elapsed=$(( $(date +%s) - start ))
+  {
+    echo "Low-latency paired suite, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown): $mode; $elapsed s."
+    echo "Machine: $cpus CPUs, $(java -version 2>&1 | head -n 1); $placement; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
+    echo
+    "${host[@]}" -cp "$jar" dev.flushless.benchmarks.PairedReport --counts "$counts"
+  } > "$out/paired.md"
+  cat "$out/paired.md"
+  echo "[run.sh] done in $elapsed s of benchmarking; results in benchmarks/results/$stamp (paired.md, counts.jsonl, log.txt)"
+  exit 0
+fi
 if [[ ${#extra[@]} -gt 0 ]]; then
   run_jmh custom "${extra[@]}"
   mode="custom: ${extra[*]}"

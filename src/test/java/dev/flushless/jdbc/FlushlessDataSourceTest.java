@@ -29,7 +29,9 @@ class FlushlessDataSourceTest {
     void wrapsAnyDataSource(TestDatabase db) throws SQLException {
         PGSimpleDataSource pg = new PGSimpleDataSource();
         pg.setURL(db.pgjdbcUrl());
-        pg.setUser(db.credentials().getProperty("user"));
+        if (db.credentials().getProperty("user") != null) { // else the URL's user (setUser(null) would drop it)
+            pg.setUser(db.credentials().getProperty("user"));
+        }
         FlushlessDataSource ds = new FlushlessDataSource(pg);
         try (Connection c = ds.getConnection()) {
             assertEquals(FlushlessConfig.Mode.BATCH, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());

@@ -42,8 +42,8 @@ class ReadmeTest {
     void ciRunsTheReadmeCommands() throws IOException {
         String readme = readme();
         String ci = Files.readString(Path.of(".ci/run"));
-        assertTrue(readme.contains("\nmvn -B test "), "README must show the test command");
-        assertTrue(ci.contains("\nmvn -B test\n"), ".ci/run must call the test command");
+        assertTrue(readme.contains("\nmvn -B verify "), "README must show the test command");
+        assertTrue(ci.contains("\nmvn -B verify\n"), ".ci/run must call the test command");
         assertTrue(readme.contains("\nexamples/demo/run.sh "), "README must show the demo command");
         assertTrue(ci.contains("\nexamples/demo/run.sh\n"), ".ci/run must run the demo command");
     }

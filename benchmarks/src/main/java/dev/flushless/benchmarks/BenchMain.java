@@ -47,6 +47,12 @@ public final class BenchMain {
                 default -> jmh.add(args[i]);
             }
         }
+        CommandLineOptions listing = new CommandLineOptions(jmh.toArray(new String[0]));
+        if (listing.shouldHelp() || listing.shouldList() || listing.shouldListWithParams()
+                || listing.shouldListProfilers() || listing.shouldListResultFormats()) {
+            org.openjdk.jmh.Main.main(jmh.toArray(new String[0])); // -h, -l, -lp, -lprof, -lrf: no server, no run
+            return;
+        }
         GenericContainer<?> started = null;
         if (container != null) {
             String reason = dockerUnavailableReason();

@@ -51,6 +51,7 @@ public final class Harness implements AutoCloseable {
     private final String statsProblem;
     private final LongAdder ops = new LongAdder();
     private final ObjectNode extra = new ObjectMapper().createObjectNode();
+    private boolean countsLine = true;
 
     private Harness(BenchmarkParams params, Variant variant, String delay, boolean openApp)
             throws SQLException, IOException {
@@ -61,7 +62,7 @@ public final class Harness implements AutoCloseable {
         this.house = DriverManager.getConnection(serverUrl);
         this.statsProblem = prepareStatementStats(house);
         this.proxy = "direct".equals(delay) ? null
-                : LatencyProxy.forUrl(serverUrl, Math.round(Double.parseDouble(delay) * 1000));
+                : LatencyProxy.forUrlMillis(serverUrl, Double.parseDouble(delay));
         String url = proxy == null ? serverUrl : proxy.proxiedUrl(serverUrl);
         String key = params.getBenchmark() + "-" + UUID.randomUUID();
         Properties properties = RoundTripCountingSocketFactory.properties(key);
@@ -134,6 +135,39 @@ public final class Harness implements AutoCloseable {
         return house;
     }
 
+    /** Round trips on the application's sockets since {@link #startCounting()} (all its connections). */
+    public long roundTrips() {
+        return socket.roundTrips();
+    }
+
+    /** The latency proxy of the application's connections, or null ({@code direct}). */
+    public LatencyProxy proxy() {
+        return proxy;
+    }
+
+    /**
+     * Server statements run in the benchmark database since the last {@code pg_stat_statements} reset (every
+     * session's, counted as in the counts file), or -1 when they cannot be counted. A paired benchmark reads it
+     * before and after each block: the blocks run one at a time, so the difference is that block's.
+     */
+    public long serverStatements() throws SQLException {
+        if (statsProblem != null) {
+            return -1;
+        }
+        try (Statement s = house.createStatement(); ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * No per-trial line in the counts file at {@link #close()}: for paired benchmarks, which share the database
+     * between their harnesses (so each one's server statements would include the others') and write their own line.
+     */
+    public void skipCountsLine() {
+        countsLine = false;
+    }
+
     /** Zeroes all counters; call at the end of the trial's setup. */
     public void startCounting() throws SQLException {
         if (statsProblem == null) {
@@ -159,6 +193,10 @@ public final class Harness implements AutoCloseable {
     /** Appends the trial's counts to the counts file and closes everything; call from {@code @TearDown(Level.Trial)}. */
     @Override
     public void close() throws Exception {
+        if (!countsLine) {
+            closeConnections();
+            return;
+        }
         long statements = -1;
         if (statsProblem == null) {
             try (Statement s = house.createStatement(); ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
@@ -195,6 +233,10 @@ public final class Harness implements AutoCloseable {
         }
         line.setAll(extra);
         append(line);
+        closeConnections();
+    }
+
+    private void closeConnections() throws SQLException {
         try {
             if (app != null) {
                 app.close();

@@ -128,6 +128,11 @@ public final class SqlAnalyzer {
      * a SELECT; and a line comment ends at a carriage return as well as at a newline.
      */
     public static StatementDescription.Kind leadingKind(String sql) {
+        return kindOfWord(leadingWord(sql));
+    }
+
+    /** The first keyword of {@code sql} in lower case (after whitespace, comments and parentheses), or "". */
+    public static String leadingWord(String sql) {
         int i = 0;
         int n = sql.length();
         while (i < n) {
@@ -148,7 +153,7 @@ public final class SqlAnalyzer {
         while (i < n && Character.isLetter(sql.charAt(i))) {
             i++;
         }
-        return kindOfWord(sql.substring(start, i).toLowerCase(Locale.ROOT));
+        return sql.substring(start, i).toLowerCase(Locale.ROOT);
     }
 
     private static StatementDescription.Kind kindOfWord(String word) {

@@ -132,6 +132,15 @@ public final class BatchExecutor {
             if (autocommit && !envelope && countMismatch) {
                 throw e; // one implicit transaction that already committed: it cannot be undone
             }
+            if (autocommit && !envelope && e instanceof DecodeFailure) {
+                // The server ran and committed the batch; only reading its results failed. Nothing can be undone,
+                // and a re-run as sent would apply the rows twice.
+                throw new SQLException("Flushless: the coalesced batch was applied (committed, in autocommit), but its"
+                        + " results could not be matched to the batch rows (" + e.getMessage() + "); its update counts"
+                        + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
+                        + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
+                        + " if it recurs.", org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState(), e.getCause());
+            }
             undo(connection, guarded, envelope, e);
             throw new Undone(e, guarded);
         }
@@ -141,7 +150,7 @@ public final class BatchExecutor {
             }
             owners.clear();
         }
-        int sent = plan.statements().size() + (guarded ? 2 : 0) + (envelope ? 2 : 0) + (commitAfter ? 1 : 0);
+        int sent = plan.statements().size() + (guarded ? 2 : 0); // transaction control is not counted (FlushlessReport)
         return new Outcome(counts, returned, owners, sent, executions.size() + (envelope ? 1 : 0));
     }
 
@@ -235,11 +244,28 @@ public final class BatchExecutor {
             isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT
         }
         boolean countsMatch = true;
-        for (Step step : steps) {
-            countsMatch &= decode(step, statement, isResultSet, counts, returned);
-            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+        try {
+            for (Step step : steps) {
+                countsMatch &= decode(step, statement, isResultSet, counts, returned);
+                isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+            }
+        } catch (SQLException e) {
+            throw new DecodeFailure(e);
         }
         return countsMatch;
+    }
+
+    /**
+     * An error while reading the results of an execution that the server completed: in autocommit that execution's
+     * implicit transaction has committed, so it must not be taken for a failed, rolled-back attempt (a re-run as sent
+     * would apply the batch twice).
+     */
+    private static final class DecodeFailure extends SQLException {
+        private static final long serialVersionUID = 1L;
+
+        DecodeFailure(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+        }
     }
 
     /** Reads one step's result into {@code counts}; false when an INSERT's count differs from its row count. */
@@ -368,7 +394,7 @@ public final class BatchExecutor {
             Object[] returnedKey = new Object[columns.length];
             for (int k = 0; k < columns.length; k++) {
                 Object value = rs.getObject(columns[k]);
-                returnedKey[k] = value == null ? null : BatchPlanner.alignmentKey(value, alignment.columns()[k]);
+                returnedKey[k] = value == null ? null : Keys.alignmentKey(value, alignment.columns()[k]);
             }
             while (i < rows.length && !java.util.Arrays.equals(alignment.keys()[i], returnedKey)) {
                 counts[rows[i++]] = 0;
@@ -444,8 +470,8 @@ public final class BatchExecutor {
         return batch;
     }
 
-    /** Releases the guard savepoint after a successful re-run of an undone batch. */
-    public static void releaseGuard(Connection connection) throws SQLException {
+    /** Releases the guard savepoint after a successful re-run of an undone batch (only {@link Attempt} does). */
+    static void releaseGuard(Connection connection) throws SQLException {
         try (Statement release = connection.createStatement()) {
             release.execute("RELEASE SAVEPOINT " + GUARD_SAVEPOINT);
         }

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.session.TableCatalog;
+import dev.flushless.jdbc.stats.YugabyteFlushModel;
 import java.util.List;
 
 /**
@@ -27,6 +29,20 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
     /** True for multi-row {@code INSERT ... ON CONFLICT} statements (YugabyteDB may flush them once per row). */
     public boolean isNativeOnConflict() {
         return rewriteKind != null && rewriteKind.startsWith("upsert-") && !isAntiJoin();
+    }
+
+    /**
+     * The YugabyteDB flushes this plan's statements are estimated to cost under {@code model}: per statement, one per
+     * 3072 rows, at least one; one per row for a native ON CONFLICT statement where the release does not batch it. The
+     * driver's report and {@code explain} both count with this.
+     */
+    public long estimatedFlushes(YugabyteFlushModel model) {
+        long flushes = 0;
+        for (Step step : statements) {
+            int rows = Math.max(1, step.rows().length);
+            flushes += isNativeOnConflict() ? model.onConflictStatement(rows) : model.writeStatement(rows);
+        }
+        return flushes;
     }
 
     /** How a statement's result becomes per-row update counts. */

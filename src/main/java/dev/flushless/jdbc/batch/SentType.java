@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.session.SessionFacts;
+
 import java.math.BigDecimal;
 import java.sql.Types;
 import java.util.UUID;

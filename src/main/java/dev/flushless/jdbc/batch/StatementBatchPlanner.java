@@ -1,9 +1,11 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.session.TableCatalog;
+
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
-import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,7 +22,9 @@ import java.util.Map;
  * DELETE and nothing else; a member that would break this starts a new group. Two UPDATEs of one row in a
  * statement would silently apply only one, and an UPDATE after an INSERT into the same table would not see
  * the new rows: both are excluded by the rule. Members that read other tables, have triggers, rules or
- * row-level security, or change a table that cascades to others run alone, as written.
+ * row-level security, or change a table that cascades to others run alone, as written. Foreign keys are checked at
+ * the end of the whole statement, so a member that could satisfy a check an earlier member of its group queued (a
+ * parent inserted after its child) starts a new group ({@link ForeignKeyOrder.Chain}).
  */
 public final class StatementBatchPlanner {
 
@@ -33,9 +37,14 @@ public final class StatementBatchPlanner {
     private StatementBatchPlanner() {
     }
 
-    public static BatchPlan plan(List<StatementDescription> members, TableLookup lookup, boolean trustTriggers,
-            boolean exactSequences)
+    /**
+     * Plans {@code members} (the batch's texts, described) with the tables {@code lookup} finds; of {@code settings}
+     * only {@code flushless.trustTriggers} and {@code flushless.exactSequences} matter here.
+     */
+    public static BatchPlan plan(List<StatementDescription> members, TableLookup lookup, BatchPlanner.Settings settings)
             throws SQLException {
+        boolean trustTriggers = settings.trustTriggers();
+        boolean exactSequences = settings.exactSequences();
         for (StatementDescription member : members) {
             if (!member.isSingleStatement()) {
                 return BatchPlan.fallback("statement batch holds a text that is not exactly one statement");
@@ -53,6 +62,7 @@ public final class StatementBatchPlanner {
         List<Step> steps = new ArrayList<>();
         List<Integer> group = new ArrayList<>();
         Map<Long, Boolean> writtenExclusively = new HashMap<>();
+        ForeignKeyOrder.Chain checks = new ForeignKeyOrder.Chain();
         boolean chained = false;
         for (int m = 0; m < members.size(); m++) {
             StatementDescription member = members.get(m);
@@ -63,17 +73,20 @@ public final class StatementBatchPlanner {
             if (!chainable) {
                 chained |= close(members, group, steps);
                 writtenExclusively.clear();
+                checks.clear();
                 steps.add(new Step(text(member), new int[] {m}, Decoding.UPDATE_COUNT));
                 continue;
             }
             boolean exclusive = member.kind() != StatementDescription.Kind.INSERT;
             Boolean previous = writtenExclusively.get(table.oid());
-            if (previous != null && (exclusive || previous)) {
+            if (previous != null && (exclusive || previous) || checks.breaksOrder(member, table)) {
                 chained |= close(members, group, steps);
                 writtenExclusively.clear();
+                checks.clear();
             }
             group.add(m);
             writtenExclusively.put(table.oid(), exclusive);
+            checks.add(member, table);
         }
         chained |= close(members, group, steps);
         if (!chained) {

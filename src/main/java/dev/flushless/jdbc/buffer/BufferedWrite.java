@@ -2,7 +2,7 @@ package dev.flushless.jdbc.buffer;
 
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Bind;
-import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.List;
 
 /**

@@ -1,6 +1,6 @@
 package dev.flushless.jdbc.buffer;
 
-import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.ArrayList;
 import java.util.List;
 

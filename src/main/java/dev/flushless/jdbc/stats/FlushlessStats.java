@@ -80,6 +80,17 @@ public final class FlushlessStats {
     }
 
     /**
+     * pgjdbc sent a COMMIT or ROLLBACK for {@code commit()} or {@code rollback()}: a round trip that no application
+     * statement issued. Transaction control is not counted as a statement sent (see {@link FlushlessReport}).
+     */
+    public void transactionControl() {
+        roundTrips.increment();
+        if (parent != null) {
+            parent.transactionControl();
+        }
+    }
+
+    /**
      * A batch of {@code rows} write statements ran coalesced: {@code statements} statements of rewrite
      * {@code kind} ({@code sent} SQL statements in all, guard savepoints included) in {@code trips} round
      * trips, taking {@code nanos}.

@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.tools;
 
+import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.FlushlessProperty;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.analysis.StatementDescription;
@@ -9,10 +10,10 @@ import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.stats.YugabyteFlushModel;
 import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
-import dev.flushless.jdbc.batch.SessionFacts;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.batch.StatementBatchPlanner;
-import dev.flushless.jdbc.batch.TableCatalog.ColumnInfo;
-import dev.flushless.jdbc.batch.TableCatalog.TableInfo;
+import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.buffer.BufferedWrite;
 import dev.flushless.jdbc.buffer.FlushPlanner;
 import dev.flushless.jdbc.buffer.TransactionBuffer;
@@ -363,7 +364,8 @@ public final class Explain {
         List<StatementDescription> descriptions = run.stream().map(Item::description).toList();
         BatchPlan plan;
         try {
-            plan = StatementBatchPlanner.plan(descriptions, name -> table(name, List.of()), false, false);
+            plan = StatementBatchPlanner.plan(descriptions, name -> table(name, List.of()),
+                    BatchPlanner.Settings.of(FlushlessConfig.defaults(), SESSION));
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e); // the synthetic lookup does not throw
         }
@@ -804,7 +806,9 @@ public final class Explain {
             }
             bound.add(row);
         }
-        return BatchPlanner.plan(d, bound, table, null, new BatchPlanner.Settings(maxRows, false, SESSION));
+        // a connection with the default flushless.* settings, but --max-rows
+        return BatchPlanner.plan(d, bound, table, null,
+                BatchPlanner.Settings.of(FlushlessConfig.defaults(), SESSION).withMaxRowsPerStatement(maxRows));
     }
 
     /** A synthetic plain table with {@code columns} typed text; one OID per table name. */

@@ -3,8 +3,7 @@ package dev.flushless.jdbc.wrapper;
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.FlushlessConnection;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
-import dev.flushless.jdbc.analysis.StatementDescription;
-import dev.flushless.jdbc.batch.TableCatalog;
+import dev.flushless.jdbc.engine.Engine;
 import dev.flushless.jdbc.stats.FlushlessStats;
 import java.sql.*;
 import java.util.Calendar;
@@ -18,228 +17,35 @@ import java.util.concurrent.Executor;
  * application never holds an unwrapped object by accident. {@link #unwrap} with a pgjdbc type reaches
  * the pgjdbc connection (CopyManager, LISTEN/NOTIFY, large objects).
  */
-public class WrappedConnection implements FlushlessConnection {
+public class WrappedConnection extends ConnectionDelegation implements FlushlessConnection {
 
-    private static volatile SqlAnalyzer sharedAnalyzer;
-
-    final Connection delegate;
-    private final FlushlessConfig config;
-    final FlushlessStats stats = FlushlessStats.forConnection();
-    final TableCatalog catalog = new TableCatalog();
-    final SqlAnalyzer analyzer;
-    /** {@code mode=transaction}'s write buffer and flush points (inactive in the other modes). */
-    final TransactionBuffering transactions;
+    /** Decides and carries out how each execution reaches the server; also this connection's session. */
+    final Engine engine;
     private WrappedDatabaseMetaData metaData;
-    /** The server: YugabyteDB or not (from the version it reported; nothing sent). */
-    final dev.flushless.jdbc.yugabyte.ServerFacts server;
-    /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
-    private final dev.flushless.jdbc.yugabyte.FollowerReads followerReads;
 
     public WrappedConnection(Connection delegate, FlushlessConfig config) throws SQLException {
-        this.delegate = delegate;
-        this.config = config;
-        this.analyzer = analyzer(config);
-        this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
-        this.server = dev.flushless.jdbc.yugabyte.ServerFacts.of(delegate);
-        this.followerReads = dev.flushless.jdbc.yugabyte.FollowerReads.forConnection(config.followerReadsStalenessMs(),
-                server);
-        if (followerReads != null && delegate.isReadOnly()) {
-            try {
-                followerReads.readOnlyChanged(delegate, true);
-            } catch (SQLException e) {
-                delegate.close();
-                throw e;
-            }
+        super(delegate);
+        try {
+            this.engine = new Engine(delegate, config);
+        } catch (SQLException e) {
+            delegate.close();
+            throw e;
         }
-    }
-
-    /**
-     * Whether ON CONFLICT batches take the anti-join form: {@code flushless.onConflict=antijoin}, or {@code auto} on
-     * a YugabyteDB release that does not batch ON CONFLICT itself (asked once, on YugabyteDB only).
-     */
-    boolean onConflictAntiJoin() {
-        switch (config.onConflict()) {
-            case ANTIJOIN:
-                return true;
-            case NATIVE:
-                return false;
-            default:
-                return server.autoAntiJoin(delegate);
-        }
-    }
-
-    /** The driver-wide analysis cache, sized by the first connection's {@code flushless.parseCacheSize}. */
-    private static SqlAnalyzer analyzer(FlushlessConfig config) {
-        SqlAnalyzer analyzer = sharedAnalyzer;
-        if (analyzer == null) {
-            synchronized (WrappedConnection.class) {
-                if (sharedAnalyzer == null) {
-                    sharedAnalyzer = new SqlAnalyzer(config.parseCacheSize());
-                }
-                analyzer = sharedAnalyzer;
-            }
-        }
-        return analyzer;
     }
 
     /** The driver-wide analysis cache, or {@code null} before the first connection (tests check its bound). */
     static SqlAnalyzer sharedAnalyzer() {
-        return sharedAnalyzer;
+        return Engine.sharedAnalyzer();
     }
 
     @Override
     public FlushlessConfig flushlessConfig() {
-        return config;
+        return engine.config();
     }
 
     @Override
     public FlushlessStats flushlessStats() {
-        return stats;
-    }
-
-    /** True when batches of this connection are coalesced. */
-    boolean coalescing() {
-        return config.mode() != FlushlessConfig.Mode.OFF;
-    }
-
-    /**
-     * Called with every SQL text the application runs through a plain Statement: DDL and session commands
-     * (and anything not recognised, e.g. {@code DO} blocks) may change tables or {@code search_path}, so the
-     * cached catalog facts are dropped.
-     */
-    void afterStatement(String sql) {
-        if (invalidatesCatalog(SqlAnalyzer.leadingKind(sql))) {
-            catalog.clear();
-            sessionChanged();
-        }
-    }
-
-    /**
-     * Called before the application runs {@code sql} through a plain Statement: one scan of its leading
-     * keyword both counts it and, after DDL or a session change, drops the cached catalog facts.
-     */
-    void executing(String sql) {
-        StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
-        if (invalidatesCatalog(kind)) {
-            catalog.clear();
-            sessionChanged();
-        }
-        stats.executed(kind.isWrite());
-    }
-
-    /** A JDBC call that may throw SQLException. */
-    @FunctionalInterface
-    interface SqlCall<T> {
-        T call() throws SQLException;
-    }
-
-    /**
-     * After a coalesced batch was undone: forget the cached catalog facts (the table may have changed), count
-     * the fallback, run the batch as sent and, when that succeeded, release the guard savepoint (a failure
-     * has aborted the transaction, exactly as it would have without Flushless).
-     */
-    <T> T runAsSentAfterUndo(dev.flushless.jdbc.batch.BatchExecutor.Undone undone, int rows, SqlCall<T> asSent)
-            throws SQLException {
-        catalog.clear();
-        stats.fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState() + "), re-run as sent",
-                rows);
-        T result = asSent.call();
-        if (undone.guarded()) {
-            dev.flushless.jdbc.batch.BatchExecutor.releaseGuard(delegate);
-        }
-        return result;
-    }
-
-    private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
-
-    /**
-     * Counts a coalesced batch and logs it at DEBUG: the application's SQL, the first rewritten statement and
-     * the row count (never bound values).
-     */
-    void coalesced(dev.flushless.jdbc.batch.BatchPlan plan, int rows, dev.flushless.jdbc.batch.BatchExecutor.Outcome outcome,
-            long nanos, String applicationSql) {
-        stats.rewrite(plan.rewriteKind(), rows, plan.statements().size(), outcome.statementsSent(), outcome.roundTrips(),
-                nanos, estimatedFlushes(plan));
-        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
-                    + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
-                    + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
-        }
-    }
-
-    /**
-     * YugabyteDB flushes the statements of {@code plan} are estimated to cost ({@link
-     * dev.flushless.jdbc.stats.YugabyteFlushModel}): per statement, one per 3072 rows, at least one; one per row for
-     * a native ON CONFLICT statement where the release does not batch it.
-     */
-    long estimatedFlushes(dev.flushless.jdbc.batch.BatchPlan plan) {
-        dev.flushless.jdbc.stats.YugabyteFlushModel model = server.flushModel();
-        long flushes = 0;
-        for (dev.flushless.jdbc.batch.BatchPlan.Step step : plan.statements()) {
-            int rows = Math.max(1, step.rows().length);
-            flushes += plan.isNativeOnConflict() ? model.onConflictStatement(rows) : model.writeStatement(rows);
-        }
-        return flushes;
-    }
-
-    /** The session fingerprint for group commit, or {@code null} until read (and after a session change). */
-    private volatile String sessionFingerprint;
-
-    /**
-     * What must be equal for two connections' INSERTs to share a group commit: database, user, role and every
-     * setting the session did not take from the server's defaults or configuration file (search_path,
-     * TimeZone, DateStyle, isolation, ...; not application_name). Read once (one round trip) and again after
-     * the application changes the session.
-     */
-    String sessionFingerprint() throws SQLException {
-        String fingerprint = sessionFingerprint;
-        if (fingerprint == null) {
-            try (Statement s = delegate.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_database() || '|' || current_user || '|' || session_user"
-                         + " || '|' || coalesce((SELECT string_agg(name || '=' || setting, ',' ORDER BY name)"
-                         + " FROM pg_catalog.pg_settings WHERE source NOT IN ('default', 'override', 'configuration file')"
-                         + " AND name <> 'application_name'), '')")) {
-                rs.next();
-                fingerprint = rs.getString(1);
-            }
-            sessionFingerprint = fingerprint;
-        }
-        return fingerprint;
-    }
-
-    /** The session may have changed (SET, setSchema, isolation ...): read the fingerprint again when needed. */
-    void sessionChanged() {
-        sessionFingerprint = null;
-    }
-
-    /** Group-commit lanes by SQL text for one session fingerprint (replaced when the fingerprint changes). */
-    private record Lanes(String fingerprint, java.util.concurrent.ConcurrentHashMap<String, GroupCommit.Lane> bySql) {
-    }
-
-    private volatile Lanes lanes;
-
-    /**
-     * The group-commit lane of {@code sql} under this connection's session fingerprint, kept per connection so
-     * that an execution does not build and hash the fingerprint-and-SQL key (a few hundred characters) again.
-     */
-    GroupCommit.Lane groupCommitLane(String sql) throws SQLException {
-        String fingerprint = sessionFingerprint();
-        Lanes current = lanes;
-        if (current == null || current.fingerprint() != fingerprint || current.bySql().size() >= 256) {
-            current = new Lanes(fingerprint, new java.util.concurrent.ConcurrentHashMap<>());
-            lanes = current;
-        }
-        GroupCommit.Lane lane = current.bySql().get(sql);
-        if (lane == null) {
-            lane = GroupCommit.lane(fingerprint + '\u0000' + sql);
-            current.bySql().put(sql, lane);
-        }
-        return lane;
-    }
-
-    static boolean invalidatesCatalog(StatementDescription.Kind kind) {
-        return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
-                || kind == StatementDescription.Kind.OTHER;
+        return engine.stats();
     }
 
     @Override
@@ -331,7 +137,7 @@ public class WrappedConnection implements FlushlessConnection {
     public void close() throws SQLException {
         try {
             if (!delegate.isClosed()) {
-                transactions.beforeConnectionCall("close()", false);
+                engine.transactions().beforeConnectionCall("close()", false);
             }
         } catch (SQLException ignored) {
             // the transaction is discarded by closing; bare pgjdbc's close() would not report its errors either
@@ -347,12 +153,51 @@ public class WrappedConnection implements FlushlessConnection {
      * the connection stops buffering for good: pgjdbc-level code checks pgjdbc's own autocommit setting and
      * writes past the buffer (large objects, COPY), whenever it runs.
      */
+    /**
+     * pgjdbc's connection, for the {@code PGConnection} methods this wrapper implements by delegation (for code that
+     * casts instead of unwrapping); fails when the connection underneath is not pgjdbc (e.g. the YugabyteDB smart
+     * driver, a fork under other names).
+     */
+    @Override
+    org.postgresql.PGConnection pgConnection() {
+        try {
+            return delegate.unwrap(org.postgresql.PGConnection.class);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Flushless: the connection underneath is not pgjdbc (" + delegate.getClass()
+                    .getName() + "), so its PGConnection methods are not available; use the driver's own API through"
+                    + " unwrap().", e);
+        }
+    }
+
+    // Code holding these writes past the transaction buffer (COPY, large objects, fastpath): see unwrap.
+
+    @Override
+    public org.postgresql.copy.CopyManager getCopyAPI() throws SQLException {
+        return unwrap(org.postgresql.PGConnection.class).getCopyAPI();
+    }
+
+    @Override
+    public org.postgresql.largeobject.LargeObjectManager getLargeObjectAPI() throws SQLException {
+        return unwrap(org.postgresql.PGConnection.class).getLargeObjectAPI();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public org.postgresql.fastpath.Fastpath getFastpathAPI() throws SQLException {
+        return unwrap(org.postgresql.PGConnection.class).getFastpathAPI();
+    }
+
+    /**
+     * Returns this wrapper for Flushless's own and JDBC interfaces; pgjdbc's types (this wrapper implements
+     * {@code PGConnection} too, for code that casts) come from pgjdbc, as {@code unwrap} always gave them, after the
+     * hand-out described below.
+     */
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
+        if (iface.isInstance(this) && !iface.getName().startsWith("org.postgresql.")) {
             return iface.cast(this);
         }
-        transactions.handOut("unwrap(" + iface.getSimpleName() + ")");
+        engine.transactions().handOut("unwrap(" + iface.getSimpleName() + ")");
         return delegate.unwrap(iface);
     }
 
@@ -363,244 +208,93 @@ public class WrappedConnection implements FlushlessConnection {
 
     @Override
     public String toString() {
-        return "Flushless[" + config + "] wrapping " + delegate;
-    }
-
-    // ---- plain delegation below ----
-
-    @Override
-    public String nativeSQL(String sql) throws SQLException {
-        return delegate.nativeSQL(sql);
+        return "Flushless[" + engine.config() + "] wrapping " + delegate;
     }
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
-        transactions.setAutoCommit(autoCommit);
+        engine.transactions().setAutoCommit(autoCommit);
     }
 
     @Override
     public boolean getAutoCommit() throws SQLException {
-        return transactions.getAutoCommit();
+        return engine.transactions().getAutoCommit();
     }
 
     @Override
     public void commit() throws SQLException {
-        transactions.commit();
+        engine.transactions().commit();
     }
 
     @Override
     public void rollback() throws SQLException {
-        transactions.rollback();
-    }
-
-    @Override
-    public boolean isClosed() throws SQLException {
-        return delegate.isClosed();
+        engine.transactions().rollback();
     }
 
     @Override
     public void setReadOnly(boolean readOnly) throws SQLException {
-        transactions.beforeConnectionCall("setReadOnly()", false);
+        engine.transactions().beforeConnectionCall("setReadOnly()", false);
         delegate.setReadOnly(readOnly);
-        sessionChanged();
-        if (followerReads != null) {
-            followerReads.readOnlyChanged(delegate, readOnly);
+        engine.sessionChanged();
+        if (engine.followerReads() != null) {
+            engine.followerReads().readOnlyChanged(delegate, readOnly);
         }
     }
 
     @Override
-    public boolean isReadOnly() throws SQLException {
-        return delegate.isReadOnly();
-    }
-
-    @Override
     public void setCatalog(String catalog) throws SQLException {
-        transactions.beforeConnectionCall("setCatalog()", false);
+        engine.transactions().beforeConnectionCall("setCatalog()", false);
         delegate.setCatalog(catalog);
-        sessionChanged();
-    }
-
-    @Override
-    public String getCatalog() throws SQLException {
-        return delegate.getCatalog();
+        engine.sessionChanged();
     }
 
     @Override
     public void setTransactionIsolation(int level) throws SQLException {
-        transactions.beforeConnectionCall("setTransactionIsolation()", false);
+        engine.transactions().beforeConnectionCall("setTransactionIsolation()", false);
         delegate.setTransactionIsolation(level);
-        sessionChanged();
-    }
-
-    @Override
-    public int getTransactionIsolation() throws SQLException {
-        return delegate.getTransactionIsolation();
-    }
-
-    @Override
-    public SQLWarning getWarnings() throws SQLException {
-        return delegate.getWarnings();
-    }
-
-    @Override
-    public void clearWarnings() throws SQLException {
-        delegate.clearWarnings();
-    }
-
-    @Override
-    public Map<String, Class<?>> getTypeMap() throws SQLException {
-        return delegate.getTypeMap();
-    }
-
-    @Override
-    public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
-        delegate.setTypeMap(map);
-    }
-
-    @Override
-    public void setHoldability(int holdability) throws SQLException {
-        delegate.setHoldability(holdability);
-    }
-
-    @Override
-    public int getHoldability() throws SQLException {
-        return delegate.getHoldability();
+        engine.sessionChanged();
     }
 
     @Override
     public Savepoint setSavepoint() throws SQLException {
-        transactions.beforeConnectionCall("setSavepoint()", true);
-        return delegate.setSavepoint();
+        engine.transactions().beforeConnectionCall("setSavepoint()", true);
+        Savepoint savepoint = delegate.setSavepoint();
+        engine.transactions().savepointSet(savepoint);
+        return savepoint;
     }
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
-        transactions.beforeConnectionCall("setSavepoint()", true);
-        return delegate.setSavepoint(name);
+        engine.transactions().beforeConnectionCall("setSavepoint()", true);
+        Savepoint savepoint = delegate.setSavepoint(name);
+        engine.transactions().savepointSet(savepoint);
+        return savepoint;
     }
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
-        transactions.beforeConnectionCall("rollback(Savepoint)", true);
+        engine.transactions().beforeConnectionCall("rollback(Savepoint)", true);
         delegate.rollback(savepoint);
+        engine.transactions().rolledBackTo(savepoint);
     }
 
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
-        transactions.beforeConnectionCall("releaseSavepoint()", true);
+        engine.transactions().beforeConnectionCall("releaseSavepoint()", true);
         delegate.releaseSavepoint(savepoint);
-    }
-
-    @Override
-    public Clob createClob() throws SQLException {
-        return delegate.createClob();
-    }
-
-    @Override
-    public Blob createBlob() throws SQLException {
-        return delegate.createBlob();
-    }
-
-    @Override
-    public NClob createNClob() throws SQLException {
-        return delegate.createNClob();
-    }
-
-    @Override
-    public SQLXML createSQLXML() throws SQLException {
-        return delegate.createSQLXML();
-    }
-
-    @Override
-    public boolean isValid(int timeout) throws SQLException {
-        return delegate.isValid(timeout);
-    }
-
-    @Override
-    public void setClientInfo(String name, String value) throws SQLClientInfoException {
-        delegate.setClientInfo(name, value);
-    }
-
-    @Override
-    public void setClientInfo(Properties properties) throws SQLClientInfoException {
-        delegate.setClientInfo(properties);
-    }
-
-    @Override
-    public String getClientInfo(String name) throws SQLException {
-        return delegate.getClientInfo(name);
-    }
-
-    @Override
-    public Properties getClientInfo() throws SQLException {
-        return delegate.getClientInfo();
-    }
-
-    @Override
-    public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
-        return delegate.createArrayOf(typeName, elements);
-    }
-
-    @Override
-    public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-        return delegate.createStruct(typeName, attributes);
+        engine.transactions().released(savepoint);
     }
 
     @Override
     public void setSchema(String schema) throws SQLException {
-        transactions.beforeConnectionCall("setSchema()", true);
+        engine.transactions().beforeConnectionCall("setSchema()", true);
         delegate.setSchema(schema);
-        sessionChanged();
-    }
-
-    @Override
-    public String getSchema() throws SQLException {
-        return delegate.getSchema();
+        engine.sessionChanged();
     }
 
     @Override
     public void abort(Executor executor) throws SQLException {
-        transactions.discard();
+        engine.transactions().discard();
         delegate.abort(executor);
-    }
-
-    @Override
-    public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-        delegate.setNetworkTimeout(executor, milliseconds);
-    }
-
-    @Override
-    public int getNetworkTimeout() throws SQLException {
-        return delegate.getNetworkTimeout();
-    }
-
-    @Override
-    public void beginRequest() throws SQLException {
-        delegate.beginRequest();
-    }
-
-    @Override
-    public void endRequest() throws SQLException {
-        delegate.endRequest();
-    }
-
-    @Override
-    public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
-        return delegate.setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
-    }
-
-    @Override
-    public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
-        return delegate.setShardingKeyIfValid(shardingKey, timeout);
-    }
-
-    @Override
-    public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
-        delegate.setShardingKey(shardingKey, superShardingKey);
-    }
-
-    @Override
-    public void setShardingKey(ShardingKey shardingKey) throws SQLException {
-        delegate.setShardingKey(shardingKey);
     }
 }

@@ -1,28 +1,37 @@
 package dev.flushless.jdbc.wrapper;
 
-import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.batch.BatchExecutor;
-import dev.flushless.jdbc.batch.BatchPlan;
-import dev.flushless.jdbc.batch.StatementBatchPlanner;
-import java.sql.*;
+import dev.flushless.jdbc.engine.Engine;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@link Statement} handed out by {@link WrappedConnection}: delegates every call, returns the wrapping
- * connection from {@link #getConnection()} and wraps the result sets it returns so that
- * {@link ResultSet#getStatement()} leads back here. On a coalescing connection, a batch of SQL texts is
- * kept until {@code executeBatch()} and sent as CTE chains ({@link StatementBatchPlanner}).
+ * A {@link Statement} handed out by {@link WrappedConnection}. Every execution asks the connection's {@link Engine}
+ * for its route and runs it on pgjdbc only when the route is as sent; a batch of SQL texts is kept until
+ * {@code executeBatch()} and handed to the engine (CTE chains, or buffered in {@code mode=transaction}). Result sets
+ * are wrapped so that {@link ResultSet#getStatement()} leads back here; everything else passes through
+ * ({@link StatementDelegation}).
  */
-public class WrappedStatement implements Statement {
+public class WrappedStatement extends StatementDelegation {
 
-    final Statement delegate;
     final WrappedConnection connection;
+    final Engine engine;
     private WrappedResultSet lastResultSet;
+    /**
+     * The update count of the last execution when the engine answered it without pgjdbc (buffered or ridden along),
+     * -1 once the application moved past it with {@code getMoreResults()}; {@code null} when pgjdbc ran it.
+     */
+    private Long acknowledged;
 
     WrappedStatement(Statement delegate, WrappedConnection connection) {
-        this.delegate = delegate;
+        super(delegate);
         this.connection = connection;
+        this.engine = connection.engine;
     }
 
     /** Wraps {@code resultSet}, reusing the last wrapper when the delegate hands out the same result set again. */
@@ -38,72 +47,180 @@ public class WrappedStatement implements Statement {
         return lastResultSet;
     }
 
-    /** {@link #acknowledged} when the last execution ran on pgjdbc (its results come from the delegate). */
-    static final long NOT_BUFFERED = Long.MIN_VALUE;
-
-    /**
-     * The update count of the last execution when {@code mode=transaction} buffered it (its result is known
-     * without the server: one row), -1 once the application moved past it with {@code getMoreResults()}, or
-     * {@link #NOT_BUFFERED}.
-     */
-    long acknowledged = NOT_BUFFERED;
-
-    /**
-     * Before the application's SQL runs on pgjdbc: forgets a buffered result, lets {@code mode=transaction}
-     * send what must precede the statement, and counts it.
-     */
-    final void executing(String sql) throws SQLException {
-        acknowledged = NOT_BUFFERED;
-        connection.transactions.beforeServerStatement(sql);
-        connection.executing(sql);
-    }
-
-    /**
-     * {@code mode=transaction}: buffers a plain Statement's INSERT text inside an explicit transaction when
-     * its count is known in advance; true when buffered (its count, 1, is then the result).
-     */
-    private boolean buffered(String sql) throws SQLException {
-        if (!connection.transactions.active() || getClass() != WrappedStatement.class || delegate.isClosed()
-                || dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql) != StatementDescription.Kind.INSERT) {
-            return false;
-        }
-        if (!connection.transactions.tryBuffer(connection.analyzer.describe(sql), List.<dev.flushless.jdbc.batch.Bind[]>of(new dev.flushless.jdbc.batch.Bind[0]),
-                true, false)) {
-            return false;
-        }
-        acknowledged = 1;
-        return true;
-    }
-
-    /**
-     * {@code mode=transaction}: runs a plain Statement's write together with the buffered writes in one round
-     * trip when its count is all the application needs; true when it did (the count is then {@link #acknowledged}).
-     */
-    private boolean rodeAlong(String sql) throws SQLException {
-        if (!connection.transactions.active() || getClass() != WrappedStatement.class || delegate.isClosed()) {
-            return false;
-        }
-        long count = connection.transactions.rideAlong(sql, null, delegate.getQueryTimeout(), false);
-        if (count == TransactionBuffering.NOT_RIDDEN) {
-            return false;
-        }
+    /** The engine answered the last execution with {@code count}; returns it. */
+    final long acknowledge(long count) {
         acknowledged = count;
-        return true;
+        return count;
     }
 
-    /** SQL texts of a plain Statement's batch, kept for coalescing; {@code null} when not coalescing. */
+    /** The last execution runs on pgjdbc: its results come from the delegate. */
+    final void resultsFromPgjdbc() {
+        acknowledged = null;
+    }
+
+    static int narrow(long count) {
+        return (int) Math.min(count, Integer.MAX_VALUE);
+    }
+
+    // ---- SQL text executions ----
+
+    /** The route of an execution of {@code sql}, as the application sent it through this Statement. */
+    private Engine.Decision route(String sql) throws SQLException {
+        resultsFromPgjdbc();
+        return delegate.isClosed() ? null : engine.route(sql, SqlAnalyzer.leadingKind(sql), null, false);
+    }
+
+    /** pgjdbc, after the engine sent what must precede {@code sql} and counted it. */
+    private Statement asSent(String sql) throws SQLException {
+        resultsFromPgjdbc();
+        engine.beforeAsSent(sql, SqlAnalyzer.leadingKind(sql));
+        return delegate;
+    }
+
+    private long answered(Engine.Decision decision, String sql) throws SQLException {
+        return acknowledge(engine.run(decision, sql, null, delegate.getQueryTimeout(), null));
+    }
+
+    private static boolean asSent(Engine.Decision decision) {
+        return decision == null || decision.asSent();
+    }
+
+    @Override
+    public ResultSet executeQuery(String sql) throws SQLException {
+        return wrap(asSent(sql).executeQuery(sql));
+    }
+
+    @Override
+    public int executeUpdate(String sql) throws SQLException {
+        Engine.Decision decision = route(sql);
+        return asSent(decision) ? asSent(sql).executeUpdate(sql) : narrow(answered(decision, sql));
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql) throws SQLException {
+        Engine.Decision decision = route(sql);
+        return asSent(decision) ? asSent(sql).executeLargeUpdate(sql) : answered(decision, sql);
+    }
+
+    @Override
+    public boolean execute(String sql) throws SQLException {
+        Engine.Decision decision = route(sql);
+        if (asSent(decision)) {
+            return asSent(sql).execute(sql);
+        }
+        answered(decision, sql);
+        return false;
+    }
+
+    @Override
+    public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        return asSent(sql).executeUpdate(sql, autoGeneratedKeys);
+    }
+
+    @Override
+    public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return asSent(sql).executeUpdate(sql, columnIndexes);
+    }
+
+    @Override
+    public int executeUpdate(String sql, String[] columnNames) throws SQLException {
+        return asSent(sql).executeUpdate(sql, columnNames);
+    }
+
+    @Override
+    public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
+        return asSent(sql).execute(sql, autoGeneratedKeys);
+    }
+
+    @Override
+    public boolean execute(String sql, int[] columnIndexes) throws SQLException {
+        return asSent(sql).execute(sql, columnIndexes);
+    }
+
+    @Override
+    public boolean execute(String sql, String[] columnNames) throws SQLException {
+        return asSent(sql).execute(sql, columnNames);
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
+        return asSent(sql).executeLargeUpdate(sql, autoGeneratedKeys);
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
+        return asSent(sql).executeLargeUpdate(sql, columnIndexes);
+    }
+
+    @Override
+    public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
+        return asSent(sql).executeLargeUpdate(sql, columnNames);
+    }
+
+    // ---- results of an execution the engine answered ----
+
+    @Override
+    public ResultSet getResultSet() throws SQLException {
+        if (acknowledged != null) {
+            delegate.getResultSet(); // keeps the delegate's closed-statement check
+            return null;
+        }
+        return wrap(delegate.getResultSet());
+    }
+
+    @Override
+    public int getUpdateCount() throws SQLException {
+        if (acknowledged != null) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            return (int) (long) acknowledged;
+        }
+        return delegate.getUpdateCount();
+    }
+
+    @Override
+    public long getLargeUpdateCount() throws SQLException {
+        if (acknowledged != null) {
+            delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
+            return acknowledged;
+        }
+        return delegate.getLargeUpdateCount();
+    }
+
+    @Override
+    public boolean getMoreResults() throws SQLException {
+        if (acknowledged != null) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            acknowledged = -1L;
+            return false;
+        }
+        return delegate.getMoreResults();
+    }
+
+    @Override
+    public boolean getMoreResults(int current) throws SQLException {
+        if (acknowledged != null) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            acknowledged = -1L;
+            return false;
+        }
+        return delegate.getMoreResults(current);
+    }
+
+    @Override
+    public ResultSet getGeneratedKeys() throws SQLException {
+        return wrap(delegate.getGeneratedKeys());
+    }
+
+    // ---- batches of SQL texts ----
+
+    /** SQL texts of this Statement's batch, kept for the engine; {@code null} before the first. */
     private List<String> batchTexts;
-
-    private boolean keepsBatchTexts() {
-        return getClass() == WrappedStatement.class && connection.coalescing();
-    }
-
-    /** Texts added to pgjdbc's own batch (not kept for coalescing), for the counters. */
+    /** Texts added to pgjdbc's own batch (not kept: the connection rewrites nothing), for the counters. */
     private int unkeptBatchTexts;
 
     @Override
     public void addBatch(String sql) throws SQLException {
-        if (!keepsBatchTexts()) {
+        if (!engine.rewriting()) {
             delegate.addBatch(sql);
             unkeptBatchTexts++;
             return;
@@ -131,140 +248,45 @@ public class WrappedStatement implements Statement {
 
     @Override
     public int[] executeBatch() throws SQLException {
-        long[] counts = runTextBatch();
-        if (counts == null) {
-            return delegate.executeBatch();
-        }
-        return BatchExecutor.narrow(counts);
+        return BatchExecutor.narrow(runTextBatch(false));
     }
 
     @Override
     public long[] executeLargeBatch() throws SQLException {
-        long[] counts = runTextBatch();
-        return counts != null ? counts : delegate.executeLargeBatch();
+        return runTextBatch(true);
     }
 
-    /**
-     * Runs a kept text batch coalesced and returns its counts, or hands the texts to pgjdbc's own batch and
-     * returns {@code null} (the caller then runs pgjdbc's batch, as the application would have).
-     */
-    private long[] runTextBatch() throws SQLException {
+    /** Runs the batch through the engine, or, when its texts went to pgjdbc's own batch, through pgjdbc. */
+    private long[] runTextBatch(boolean large) throws SQLException {
         if (batchTexts == null || batchTexts.isEmpty() || delegate.isClosed()) {
-            if (unkeptBatchTexts > 0 && !delegate.isClosed()) {
-                connection.transactions.beforeConnectionCall("a Statement batch", true);
-            }
-            connection.stats.fallback(null, unkeptBatchTexts);
+            engine.beforeUnkeptTextBatch(unkeptBatchTexts, !delegate.isClosed());
             unkeptBatchTexts = 0;
-            return null; // pgjdbc runs (or, when closed, rejects) the batch itself
+            return runInPgjdbc(large); // pgjdbc runs (or, when closed, rejects) the batch itself
         }
         List<String> texts = new ArrayList<>(batchTexts);
         batchTexts.clear();
-        acknowledged = NOT_BUFFERED;
-        if (connection.transactions.active()) {
-            long[] counts = bufferTexts(texts);
-            if (counts != null) {
-                return counts;
+        resultsFromPgjdbc();
+        return engine.textBatch(new Engine.TextBatch() {
+            @Override
+            public long[] runAsSent(List<String> asSent) throws SQLException {
+                for (String text : asSent) {
+                    delegate.addBatch(text);
+                }
+                return runInPgjdbc(large);
             }
-            connection.transactions.beforeConnectionCall("a Statement batch", true);
-        }
-        if (texts.size() == 1) {
-            connection.stats.fallback(WrappedPreparedStatement.SINGLE_ROW, 1);
-            replay(texts);
-            connection.afterStatement(texts.get(0));
-            return null;
-        }
-        try {
-            List<StatementDescription> members = new ArrayList<>(texts.size());
-            for (String text : texts) {
-                members.add(connection.analyzer.describe(text));
+
+            @Override
+            public int queryTimeoutSeconds() throws SQLException {
+                return delegate.getQueryTimeout();
             }
-            BatchPlan plan;
-            try {
-                plan = StatementBatchPlanner.plan(members,
-                        table -> connection.catalog.lookup(connection.delegate, table),
-                        connection.flushlessConfig().trustTriggers(), connection.flushlessConfig().exactSequences());
-            } catch (SQLException e) {
-                plan = new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
-            }
-            if (plan.isFallback()) {
-                connection.stats.fallback(plan.fallbackReason(), texts.size());
-                replay(texts);
-                return null;
-            }
-            try {
-                long start = System.nanoTime();
-                BatchExecutor.Outcome outcome = BatchExecutor.runStatements(connection.delegate, plan, texts.size(),
-                        delegate.getQueryTimeout());
-                connection.coalesced(plan, texts.size(), outcome, System.nanoTime() - start, texts.get(0));
-                return outcome.counts();
-            } catch (BatchExecutor.Undone undone) {
-                return connection.runAsSentAfterUndo(undone, texts.size(), () -> {
-                    replay(texts);
-                    return BatchExecutor.widen(delegate.executeBatch());
-                });
-            } catch (SQLException e) {
-                throw BatchExecutor.asBatchFailure(e, texts.size()); // a lost connection, as pgjdbc reports it for a batch
-            }
-        } finally {
-            for (String text : texts) {
-                connection.afterStatement(text);
-            }
-        }
+        }, texts).counts();
     }
 
-    /** {@code mode=transaction}: buffers the batch when every member is a bufferable INSERT; else {@code null}. */
-    private long[] bufferTexts(List<String> texts) throws SQLException {
-        List<StatementDescription> members = new ArrayList<>(texts.size());
-        List<dev.flushless.jdbc.batch.TableCatalog.TableInfo> tables = new ArrayList<>(texts.size());
-        List<dev.flushless.jdbc.batch.Bind[]> noParameters = List.<dev.flushless.jdbc.batch.Bind[]>of(
-                new dev.flushless.jdbc.batch.Bind[0]);
-        for (String text : texts) {
-            if (dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(text) != StatementDescription.Kind.INSERT) {
-                return null;
-            }
-            StatementDescription member = connection.analyzer.describe(text);
-            dev.flushless.jdbc.batch.TableCatalog.TableInfo table = connection.transactions.bufferableTable(member,
-                    noParameters, true);
-            if (table == null) {
-                return null;
-            }
-            members.add(member);
-            tables.add(table);
-        }
-        for (int i = 0; i < members.size(); i++) {
-            connection.transactions.buffer(members.get(i), tables.get(i), noParameters, true, true);
-        }
-        long[] counts = new long[texts.size()];
-        java.util.Arrays.fill(counts, 1);
-        return counts;
+    private long[] runInPgjdbc(boolean large) throws SQLException {
+        return large ? delegate.executeLargeBatch() : BatchExecutor.widen(delegate.executeBatch());
     }
 
-    private void replay(List<String> texts) throws SQLException {
-        for (String text : texts) {
-            delegate.addBatch(text);
-        }
-    }
-
-
-    @Override
-    public ResultSet executeQuery(String sql) throws SQLException {
-        executing(sql);
-        return wrap(delegate.executeQuery(sql));
-    }
-
-    @Override
-    public ResultSet getResultSet() throws SQLException {
-        if (acknowledged != NOT_BUFFERED) {
-            delegate.getResultSet(); // keeps the delegate's closed-statement check
-            return null;
-        }
-        return wrap(delegate.getResultSet());
-    }
-
-    @Override
-    public ResultSet getGeneratedKeys() throws SQLException {
-        return wrap(delegate.getGeneratedKeys());
-    }
+    // ---- the statement itself ----
 
     @Override
     public Connection getConnection() throws SQLException {
@@ -278,13 +300,25 @@ public class WrappedStatement implements Statement {
         delegate.close();
     }
 
+    /** pgjdbc's statement, for the {@code PGStatement} methods this wrapper implements by delegation. */
+    @Override
+    org.postgresql.PGStatement pgStatement() {
+        try {
+            return delegate.unwrap(org.postgresql.PGStatement.class);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Flushless: the statement underneath is not pgjdbc's (" + delegate.getClass()
+                    .getName() + "), so its PGStatement methods are not available.", e);
+        }
+    }
+
+    /** This wrapper for JDBC interfaces; pgjdbc's types from pgjdbc (after the buffered writes were sent). */
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
+        if (iface.isInstance(this) && !iface.getName().startsWith("org.postgresql.")) {
             return iface.cast(this);
         }
         // mode=transaction: what runs on the pgjdbc statement must see the buffered writes
-        connection.transactions.beforeConnectionCall("unwrap(" + iface.getSimpleName() + ") of a statement", true);
+        engine.transactions().beforeConnectionCall("unwrap(" + iface.getSimpleName() + ") of a statement", true);
         return delegate.unwrap(iface);
     }
 
@@ -293,280 +327,9 @@ public class WrappedStatement implements Statement {
         return iface.isInstance(this) || delegate.isWrapperFor(iface);
     }
 
+    /** pgjdbc's rendering (for a PreparedStatement: the SQL with its bound values, which logs and tests rely on). */
     @Override
     public String toString() {
-        return "Flushless wrapping " + delegate;
-    }
-
-    // ---- plain delegation below ----
-
-    @Override
-    public int executeUpdate(String sql) throws SQLException {
-        if (buffered(sql)) {
-            return 1;
-        }
-        if (rodeAlong(sql)) {
-            return (int) Math.min(acknowledged, Integer.MAX_VALUE);
-        }
-        executing(sql);
-        return delegate.executeUpdate(sql);
-    }
-
-    @Override
-    public int getMaxFieldSize() throws SQLException {
-        return delegate.getMaxFieldSize();
-    }
-
-    @Override
-    public void setMaxFieldSize(int max) throws SQLException {
-        delegate.setMaxFieldSize(max);
-    }
-
-    @Override
-    public int getMaxRows() throws SQLException {
-        return delegate.getMaxRows();
-    }
-
-    @Override
-    public void setMaxRows(int max) throws SQLException {
-        delegate.setMaxRows(max);
-    }
-
-    @Override
-    public void setEscapeProcessing(boolean enable) throws SQLException {
-        delegate.setEscapeProcessing(enable);
-    }
-
-    @Override
-    public int getQueryTimeout() throws SQLException {
-        return delegate.getQueryTimeout();
-    }
-
-    @Override
-    public void setQueryTimeout(int seconds) throws SQLException {
-        delegate.setQueryTimeout(seconds);
-    }
-
-    @Override
-    public void cancel() throws SQLException {
-        delegate.cancel();
-    }
-
-    @Override
-    public SQLWarning getWarnings() throws SQLException {
-        return delegate.getWarnings();
-    }
-
-    @Override
-    public void clearWarnings() throws SQLException {
-        delegate.clearWarnings();
-    }
-
-    @Override
-    public void setCursorName(String name) throws SQLException {
-        delegate.setCursorName(name);
-    }
-
-    @Override
-    public boolean execute(String sql) throws SQLException {
-        if (buffered(sql) || rodeAlong(sql)) {
-            return false;
-        }
-        executing(sql);
-        return delegate.execute(sql);
-    }
-
-    @Override
-    public int getUpdateCount() throws SQLException {
-        if (acknowledged != NOT_BUFFERED) {
-            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
-            return (int) acknowledged;
-        }
-        return delegate.getUpdateCount();
-    }
-
-    @Override
-    public boolean getMoreResults() throws SQLException {
-        if (acknowledged != NOT_BUFFERED) {
-            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
-            acknowledged = -1;
-            return false;
-        }
-        return delegate.getMoreResults();
-    }
-
-    @Override
-    public void setFetchDirection(int direction) throws SQLException {
-        delegate.setFetchDirection(direction);
-    }
-
-    @Override
-    public int getFetchDirection() throws SQLException {
-        return delegate.getFetchDirection();
-    }
-
-    @Override
-    public void setFetchSize(int rows) throws SQLException {
-        delegate.setFetchSize(rows);
-    }
-
-    @Override
-    public int getFetchSize() throws SQLException {
-        return delegate.getFetchSize();
-    }
-
-    @Override
-    public int getResultSetConcurrency() throws SQLException {
-        return delegate.getResultSetConcurrency();
-    }
-
-    @Override
-    public int getResultSetType() throws SQLException {
-        return delegate.getResultSetType();
-    }
-
-    @Override
-    public boolean getMoreResults(int current) throws SQLException {
-        if (acknowledged != NOT_BUFFERED) {
-            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
-            acknowledged = -1;
-            return false;
-        }
-        return delegate.getMoreResults(current);
-    }
-
-    @Override
-    public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        executing(sql);
-        return delegate.executeUpdate(sql, autoGeneratedKeys);
-    }
-
-    @Override
-    public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        executing(sql);
-        return delegate.executeUpdate(sql, columnIndexes);
-    }
-
-    @Override
-    public int executeUpdate(String sql, String[] columnNames) throws SQLException {
-        executing(sql);
-        return delegate.executeUpdate(sql, columnNames);
-    }
-
-    @Override
-    public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
-        executing(sql);
-        return delegate.execute(sql, autoGeneratedKeys);
-    }
-
-    @Override
-    public boolean execute(String sql, int[] columnIndexes) throws SQLException {
-        executing(sql);
-        return delegate.execute(sql, columnIndexes);
-    }
-
-    @Override
-    public boolean execute(String sql, String[] columnNames) throws SQLException {
-        executing(sql);
-        return delegate.execute(sql, columnNames);
-    }
-
-    @Override
-    public int getResultSetHoldability() throws SQLException {
-        return delegate.getResultSetHoldability();
-    }
-
-    @Override
-    public boolean isClosed() throws SQLException {
-        return delegate.isClosed();
-    }
-
-    @Override
-    public void setPoolable(boolean poolable) throws SQLException {
-        delegate.setPoolable(poolable);
-    }
-
-    @Override
-    public boolean isPoolable() throws SQLException {
-        return delegate.isPoolable();
-    }
-
-    @Override
-    public void closeOnCompletion() throws SQLException {
-        delegate.closeOnCompletion();
-    }
-
-    @Override
-    public boolean isCloseOnCompletion() throws SQLException {
-        return delegate.isCloseOnCompletion();
-    }
-
-    @Override
-    public long getLargeUpdateCount() throws SQLException {
-        if (acknowledged != NOT_BUFFERED) {
-            delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
-            return acknowledged;
-        }
-        return delegate.getLargeUpdateCount();
-    }
-
-    @Override
-    public void setLargeMaxRows(long max) throws SQLException {
-        delegate.setLargeMaxRows(max);
-    }
-
-    @Override
-    public long getLargeMaxRows() throws SQLException {
-        return delegate.getLargeMaxRows();
-    }
-
-    @Override
-    public long executeLargeUpdate(String sql) throws SQLException {
-        if (buffered(sql)) {
-            return 1;
-        }
-        if (rodeAlong(sql)) {
-            return acknowledged;
-        }
-        executing(sql);
-        return delegate.executeLargeUpdate(sql);
-    }
-
-    @Override
-    public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        executing(sql);
-        return delegate.executeLargeUpdate(sql, autoGeneratedKeys);
-    }
-
-    @Override
-    public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        executing(sql);
-        return delegate.executeLargeUpdate(sql, columnIndexes);
-    }
-
-    @Override
-    public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
-        executing(sql);
-        return delegate.executeLargeUpdate(sql, columnNames);
-    }
-
-    @Override
-    public String enquoteLiteral(String val) throws SQLException {
-        return delegate.enquoteLiteral(val);
-    }
-
-    @Override
-    public String enquoteIdentifier(String identifier, boolean alwaysQuote) throws SQLException {
-        return delegate.enquoteIdentifier(identifier, alwaysQuote);
-    }
-
-    @Override
-    public boolean isSimpleIdentifier(String identifier) throws SQLException {
-        return delegate.isSimpleIdentifier(identifier);
-    }
-
-    @Override
-    public String enquoteNCharLiteral(String val) throws SQLException {
-        return delegate.enquoteNCharLiteral(val);
+        return delegate.toString();
     }
 }

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.yugabyte;
 
+import dev.flushless.jdbc.session.ServerFacts;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

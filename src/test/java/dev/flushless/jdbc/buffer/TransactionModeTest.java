@@ -3,6 +3,7 @@ package dev.flushless.jdbc.buffer;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -174,6 +175,7 @@ class TransactionModeTest {
 
     @Test
     void sequenceCallsSendTheBufferWhenABufferedInsertDrawsFromASequence(TestDatabase db) throws Exception {
+        db.enableGenRandomUuid(); // pgcrypto's before PostgreSQL 13
         db.execute("CREATE TABLE serial_ids (id serial PRIMARY KEY, v text)",
                 "CREATE TABLE identity_ids (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at timestamptz DEFAULT now())",
                 "CREATE TABLE clock_only (id bigint PRIMARY KEY, at timestamptz DEFAULT now(), u uuid DEFAULT gen_random_uuid())",
@@ -576,5 +578,116 @@ class TransactionModeTest {
             insert(c, "INSERT INTO auto (id) VALUES (?)", 1);
             assertEquals(List.of(List.of("1")), db.rows("SELECT id FROM auto"), "sent and committed at once");
         }
+    }
+
+    /**
+     * Savepoint-and-continue (pgjdbc's Jdbc3SavepointTest#continueAfterError, Spring's NESTED propagation): a write
+     * inside an open savepoint runs at once, so its error is raised by its own call, as pgjdbc's PSQLException with the
+     * server's details, and the application rolls back to the savepoint and goes on; the other rows commit. The same
+     * with a savepoint set as SQL text, and with pgjdbc's autosave, which rolls a failed statement back by itself.
+     */
+    @Test
+    void aWriteInsideASavepointFailsAtOnceAndTheTransactionGoesOn(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE sp_continue (id int PRIMARY KEY, v text)");
+        for (String variant : new String[] {"setSavepoint", "SQL SAVEPOINT", "autosave=always"}) {
+            for (String mode : new String[] {"bare", "transaction"}) {
+                db.execute("TRUNCATE sp_continue");
+                Properties properties = db.credentials();
+                if (variant.startsWith("autosave")) {
+                    properties.setProperty("autosave", "always");
+                }
+                String url = mode.equals("bare") ? db.pgjdbcUrl() : db.flushlessUrl("flushless.mode=transaction");
+                try (Connection c = DriverManager.getConnection(url, properties); Statement s = c.createStatement()) {
+                    c.setAutoCommit(false);
+                    assertEquals(1, insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 1, "one"));
+                    Savepoint savepoint = variant.equals("setSavepoint") ? c.setSavepoint() : null;
+                    if (variant.equals("SQL SAVEPOINT")) {
+                        s.execute("SAVEPOINT before_duplicate");
+                    }
+                    SQLException e = assertThrows(SQLException.class,
+                            () -> insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 1, "again"), variant + " " + mode);
+                    assertEquals("23505", e.getSQLState());
+                    org.postgresql.util.PSQLException pg = assertInstanceOf(org.postgresql.util.PSQLException.class, e);
+                    assertEquals("sp_continue_pkey", pg.getServerErrorMessage().getConstraint());
+                    if (savepoint != null) {
+                        c.rollback(savepoint);
+                    } else if (variant.equals("SQL SAVEPOINT")) {
+                        s.execute("ROLLBACK TO SAVEPOINT before_duplicate");
+                    }
+                    assertEquals(1, insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 2, "two"));
+                    c.commit();
+                }
+                assertEquals(List.of(List.of("1", "one"), List.of("2", "two")), db.rows("SELECT id, v FROM sp_continue ORDER BY id"),
+                        variant + " " + mode);
+            }
+        }
+    }
+
+    /** Buffering stops only while a savepoint is open: after releaseSavepoint the transaction's INSERTs are buffered again. */
+    @Test
+    void bufferingResumesWhenTheSavepointIsReleased(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE sp2 (id int PRIMARY KEY)");
+        try (Connection c = transactional(db, null)) {
+            c.setAutoCommit(false);
+            Savepoint savepoint = c.setSavepoint();
+            insert(c, "INSERT INTO sp2 (id) VALUES (?)", 1);
+            assertEquals(0, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "inside the savepoint: sent at once");
+            Savepoint inner = c.setSavepoint();
+            c.rollback(inner);
+            insert(c, "INSERT INTO sp2 (id) VALUES (?)", 2);
+            assertEquals(0, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "the outer savepoint is still open");
+            c.releaseSavepoint(savepoint);
+            insert(c, "INSERT INTO sp2 (id) VALUES (?)", 3);
+            assertEquals(1, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "no savepoint open: buffered");
+            c.commit();
+        }
+        assertEquals(List.of(List.of("1"), List.of("2"), List.of("3")), db.rows("SELECT id FROM sp2 ORDER BY id"));
+    }
+
+    /**
+     * A large object as the transaction's first parameter: pgjdbc creates it at once, inside a transaction by its own
+     * autocommit setting, which Flushless keeps on until something is sent; the server transaction is opened first.
+     */
+    @Test
+    void aLargeObjectParameterOpensTheServerTransaction(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE blobs (id int PRIMARY KEY, b oid)");
+        for (String mode : new String[] {"bare", "transaction"}) {
+            db.execute("TRUNCATE blobs");
+            String url = mode.equals("bare") ? db.pgjdbcUrl() : db.flushlessUrl("flushless.mode=transaction");
+            try (Connection c = DriverManager.getConnection(url, db.credentials());
+                 PreparedStatement ps = c.prepareStatement("INSERT INTO blobs (id, b) VALUES (?, ?)")) {
+                c.setAutoCommit(false);
+                ps.setBlob(2, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}));
+                ps.setInt(1, 1);
+                assertEquals(1, ps.executeUpdate(), mode);
+                c.commit();
+            }
+            assertEquals(List.of(List.of("1")), db.rows("SELECT id FROM blobs WHERE b IS NOT NULL"), mode);
+        }
+    }
+
+    /**
+     * A buffered batch's error, raised later (deviation 1), keeps pgjdbc's class: a BatchUpdateException with the
+     * update counts pgjdbc's executeBatch gave and the server's PSQLException as its next exception and cause.
+     */
+    @Test
+    void aBufferedBatchErrorKeepsPgjdbcsClassCountsAndServerDetails(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE bb (id int PRIMARY KEY)", "INSERT INTO bb VALUES (2)");
+        try (Connection c = transactional(db, null); PreparedStatement ps = c.prepareStatement("INSERT INTO bb (id) VALUES (?)")) {
+            c.setAutoCommit(false);
+            for (int id = 1; id <= 3; id++) {
+                ps.setInt(1, id);
+                ps.addBatch();
+            }
+            assertArrayEquals(new int[] {1, 1, 1}, ps.executeBatch());
+            java.sql.BatchUpdateException e = assertThrows(java.sql.BatchUpdateException.class, c::commit);
+            assertEquals("23505", e.getSQLState());
+            assertTrue(e.getMessage().contains("batch row 2 of 3"), e.getMessage());
+            org.postgresql.util.PSQLException next = assertInstanceOf(org.postgresql.util.PSQLException.class,
+                    e.getNextException());
+            assertEquals("bb_pkey", next.getServerErrorMessage().getConstraint());
+            assertEquals(3, e.getUpdateCounts().length, "pgjdbc's counts for the batch");
+        }
+        assertEquals(List.of(List.of("2")), db.rows("SELECT id FROM bb"));
     }
 }

@@ -73,6 +73,40 @@ class DifferentialTest {
                 fail(failures.size() + " program(s) differ; the first:\n" + failures.get(0));
             }
             assertTrue(tester.programs > 0, "no program ran");
+            if (seedList.isEmpty() && tester.programs >= 20) {
+                String nothingCoalesced = DifferentialTester.noRewriteSeen(tester.serverCoalesced);
+                if (nothingCoalesced != null) {
+                    fail(nothingCoalesced);
+                }
+            }
+        }
+    }
+
+    /** Programs of the fresh seed range each run (about 15 seconds). */
+    static final int FRESH_SEEDS = 20;
+
+    /**
+     * A seed range no earlier run used, chosen anew each time and printed with the command that re-runs it, so that CI
+     * keeps exploring instead of re-running the same programs ({@code -Dflushless.difftest.freshSeed=N} fixes it).
+     */
+    @Test
+    void freshSeedsAgreeWithBarePgjdbc() throws Exception {
+        long first = Long.getLong("flushless.difftest.freshSeed",
+                1_000_000L + Math.floorMod(System.nanoTime() ^ System.currentTimeMillis(), 1_000_000_000L));
+        System.out.println("[difftest fresh] seeds " + first + " to " + (first + FRESH_SEEDS - 1) + "; to re-run: mvn -B"
+                + " test -Dtest=DifferentialTest#randomProgramsAgreeWithBarePgjdbc -Dflushless.difftest.seed=" + first
+                + " -Dflushless.difftest.seeds=" + FRESH_SEEDS);
+        try (DifferentialTester tester = new DifferentialTester(Boolean.getBoolean("flushless.difftest.strictSequences"))) {
+            for (long seed = first; seed < first + FRESH_SEEDS; seed++) {
+                Program program = ProgramGenerator.generate(seed);
+                DifferentialTester.Verdict verdict = tester.check(program);
+                if (!verdict.ok()) {
+                    String report = shrinkAndReport(tester, program, verdict, 60);
+                    System.out.println(report);
+                    fail("a program of the fresh seed range differs (seed " + seed + "):\n" + report);
+                }
+            }
+            System.out.println("[difftest fresh] " + tester.summary().replace("\n", "\n[difftest fresh] "));
         }
     }
 

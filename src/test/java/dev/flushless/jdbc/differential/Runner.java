@@ -60,6 +60,9 @@ final class Runner {
     /** Set when the program ended with buffered steps, which close() sends (oracle of mode=transaction). */
     private boolean closedWithBuffer;
 
+    /** Noted by a Flushless run whose close() sent buffered writes that failed together and were re-run as sent. */
+    static final String CLOSE_RE_RAN = "close() re-ran buffered writes as sent";
+
     /** The fallback reason of TransactionBuffering.DRAW_BEFORE_ROLLBACK_FAILED (its text, which the stats carry). */
     private static final String DRAW_BEFORE_ROLLBACK_FAILED = "writes sent before rollback() to draw their ids failed";
 
@@ -138,18 +141,25 @@ final class Runner {
                 flushQuietly();
             }
         } finally {
+            long closeReRunsBefore = reRuns(stats, "buffered writes failed");
             try {
                 c.close();
             } catch (SQLException ignored) {
                 // a run may leave its connection broken; the final state is read on the admin connection
             }
+            if (reRuns(stats, "buffered writes failed") > closeReRunsBefore) {
+                notes.add(CLOSE_RE_RAN);
+            }
         }
         String sequences = sequenceNames.isEmpty() ? "" : sequenceState();
         if (semantics != Semantics.DIRECT && !sequenceNames.isEmpty() && !sequences.equals(guide.finalSequences())
-                && !strictSequences && closedWithBuffer) {
+                && !strictSequences && closedWithBuffer && guide.notes().contains(CLOSE_RE_RAN)
+                && withinDrift(program.steps().size() - 1, sequences, guide.finalSequences(), true)) {
             // close() sends the buffer and does not report its errors: when that send failed, it drew values before
             // its re-run as sent, as many as its statements reached (the known drift; nothing else of it is
-            // observable, and the oracle cannot tell how Flushless grouped the statements, so either direction)
+            // observable, and the oracle cannot tell how Flushless grouped the statements, so either direction);
+            // tolerated only when the Flushless run's close() did re-run its buffer, in the sequences of the tables
+            // the transaction wrote, by at most its rows
             resync(guide.finalSequences());
             notes.add("sequence drift tolerated (deviation 4): the buffer sent by close() failed and was re-run");
             sequences = sequenceState();
@@ -167,9 +177,7 @@ final class Runner {
                 if (models(guide.steps().get(i)) && isBatch(step)) {
                     calibrate(List.of(), step, guide.steps().get(i));
                 }
-                if (isBatch(step) && guide.steps().get(i).ok()) {
-                    return StepResult.ok(deferredForeignKeys(step, i));
-                }
+                // batch mode keeps the application's foreign-key order (ForeignKeyOrder): no deferred checks
                 return StepResult.ok(perform(step));
             case ORACLE_TRANSACTION:
                 return transactionStep(i, step);
@@ -217,7 +225,7 @@ final class Runner {
     private StepResult transactionStep(int i, Step step) throws Exception {
         StepResult seen = guide.steps().get(i);
         boolean inTransaction = !c.getAutoCommit();
-        if (inTransaction && bufferable(step)) {
+        if (inTransaction && open.isEmpty() && bufferable(step)) { // inside an open savepoint writes run at once
             String ack = acknowledgement(step);
             if (seen.ok() && ack.equals(seen.value())) {
                 pending.add(i);
@@ -298,7 +306,7 @@ final class Runner {
                 perform(program.steps().get(p));
             }
             if (step != null) {
-                if (isBatch(step) && seen.ok()) {
+                if (isBatch(step) && seen.ok() && semantics == Semantics.ORACLE_TRANSACTION) {
                     deferredForeignKeys(step, -1);
                 } else {
                     perform(step);
@@ -411,13 +419,19 @@ final class Runner {
      * that error is not the one Flushless raised, the other documented possibility is tried: the buffered writes
      * were accepted together and the step itself failed.
      */
+    /** The simple class names of the errors Flushless raises for a failed buffered write. */
+    private static final java.util.Set<String> PINNED_ERRORS = java.util.Set.of("SQLException",
+            dev.flushless.jdbc.buffer.BufferedWriteFailure.ServerError.class.getSimpleName(),
+            dev.flushless.jdbc.buffer.BufferedWriteFailure.BatchError.class.getSimpleName());
+
     private StepResult flush(StepResult seen) throws SQLException {
         List<Integer> writes = new ArrayList<>(pending);
         pending.clear();
         String before = sequenceNames.isEmpty() ? null : sequenceState();
-        // Flushless raises a failed buffered write as its own SQLException; pgjdbc's own exception (or success)
-        // means the buffered writes went through and the step itself answered.
-        boolean acceptedFirst = seen.ok() || !"SQLException".equals(seen.errorClass());
+        // Flushless raises a failed buffered write as its own error (BufferedWriteFailure's classes, or a plain
+        // SQLException without server details); pgjdbc's own exception (or success) means the buffered writes went
+        // through and the step itself answered.
+        boolean acceptedFirst = seen.ok() || !PINNED_ERRORS.contains(seen.errorClass());
         if (acceptedFirst) {
             if (runPending(writes, true) == null) {
                 notes.add(seen.ok() ? "buffered writes sent later (deviation 1)"
@@ -619,19 +633,99 @@ final class Runner {
             return mine;
         }
         String why = null;
+        boolean eitherWay = false;
         if ((seen.reRuns() & StepResult.ROLLBACK_DRAW_FAILED) != 0) {
             why = "sequence drift tolerated (deviation 4): the writes rollback() sent to draw their ids failed, after"
                     + " drawing a different number of them than bare pgjdbc's statements";
+            eitherWay = true;
         } else if (seen.attempted()) {
             why = "sequence drift tolerated (deviation 4): a failed coalesced statement or flush drew values before its"
                     + " re-run as sent";
         }
-        if (why == null) {
-            return mine;
+        if (why == null || !withinDrift(i, mine, theirs, eitherWay)) {
+            return mine; // reported as a mismatch at this step
         }
         resync(theirs);
         notes.add(why);
         return sequenceState();
+    }
+
+    /**
+     * True when every sequence difference between {@code mine} and {@code theirs} is one deviation 4 explains: only
+     * in the sequences of the tables the failed attempt wrote (the step's, and the writes of its transaction that a
+     * flush may have sent with it), only upwards (a failed attempt draws values that the re-run draws again;
+     * {@code eitherWay} for rollback()'s sends, which bare pgjdbc's discarded statements never drew), and by no more
+     * than the rows the attempt could have processed.
+     */
+    boolean withinDrift(int i, String mine, String theirs, boolean eitherWay) {
+        Map<String, Long> oracle = positions(mine);
+        Map<String, Long> flushless = positions(theirs);
+        java.util.Set<String> tables = new java.util.HashSet<>();
+        long rows = 0;
+        for (int k = transactionStart(i); k <= i; k++) {
+            rows += writtenRows(program.steps().get(k), tables);
+        }
+        for (Map.Entry<String, Long> e : flushless.entrySet()) {
+            long difference = e.getValue() - oracle.getOrDefault(e.getKey(), e.getValue());
+            if (difference == 0) {
+                continue;
+            }
+            boolean written = program.schema().tables().stream()
+                    .anyMatch(table -> tables.contains(table.name()) && e.getKey().equals(table.sequence()));
+            if (!written || (difference < 0 && !eitherWay) || Math.abs(difference) > rows) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The first step whose writes a failed attempt at step {@code i} may have sent: {@code i} itself in autocommit,
+     * else the first step of the open transaction (after the last commit, rollback or switch to manual commit).
+     */
+    private int transactionStart(int i) {
+        boolean autoCommit = true;
+        int start = 0;
+        for (int k = 0; k < i; k++) {
+            if (program.steps().get(k) instanceof Step.Tx tx) {
+                switch (tx.op()) {
+                    case AUTOCOMMIT_OFF, COMMIT, ROLLBACK -> start = k + 1;
+                    default -> { }
+                }
+                if (tx.op() == Step.TxOp.AUTOCOMMIT_OFF) {
+                    autoCommit = false;
+                } else if (tx.op() == Step.TxOp.AUTOCOMMIT_ON) {
+                    autoCommit = true;
+                }
+            }
+        }
+        return autoCommit ? i : start;
+    }
+
+    /** The rows {@code step} writes (a bound for the values it draws), noting the tables it writes into {@code tables}. */
+    private static long writtenRows(Step step, java.util.Set<String> tables) {
+        if (step instanceof Step.Exec e && e.op().isWrite() && e.table() != null) {
+            tables.add(e.table());
+            return valuesRows(e.sql());
+        }
+        if (step instanceof Step.Batch b) {
+            tables.add(b.table());
+            return b.rowParams().size();
+        }
+        if (step instanceof Step.TextBatch t) {
+            long rows = 0;
+            for (Step.Text m : t.members()) {
+                tables.add(m.table());
+                rows += valuesRows(m.sql());
+            }
+            return rows;
+        }
+        return 0;
+    }
+
+    /** The rows of a literal statement's (multi-row) VALUES list; 1 for any other statement. */
+    private static long valuesRows(String sql) {
+        return Math.max(1, sql.split("\\),\\s*\\(", -1).length);
     }
 
     private void resync(String state) throws SQLException {

@@ -409,6 +409,18 @@ class BadInputTest {
             return text;
         }
 
+        /** The SQLStates of the errors among {@code lines}, in order. */
+        static List<String> states(List<String> lines) {
+            List<String> states = new java.util.ArrayList<>();
+            for (String line : lines == null ? List.<String>of() : lines) {
+                int at = line.indexOf(" threw ");
+                if (at >= 0) {
+                    states.add(line.substring(line.indexOf('[', at) + 1, line.indexOf(']', at)));
+                }
+            }
+            return states;
+        }
+
         /** The SQLState of the first error in {@code section}, or null. */
         String firstError(String section) {
             for (String line : sections.getOrDefault(section, List.of())) {
@@ -450,6 +462,18 @@ class BadInputTest {
                     assertEquals(bare.recorder().firstError(section), o.recorder().firstError(section),
                             name + ": mode=transaction, first error's SQLState in the transaction\nbare: " + expected
                                     + "\nflushless: " + actual);
+                    // everything before bare pgjdbc's first error is observed alike, and no error appears that
+                    // bare pgjdbc does not raise
+                    int firstError = 0;
+                    while (firstError < expected.size() && !expected.get(firstError).contains(" threw ")) {
+                        firstError++;
+                    }
+                    assertEquals(expected.subList(0, firstError), actual == null ? null
+                            : actual.subList(0, Math.min(firstError, actual.size())),
+                            name + ": mode=transaction, the calls before the first error");
+                    assertTrue(Recorder.states(expected).containsAll(Recorder.states(actual)),
+                            name + ": mode=transaction raised " + Recorder.states(actual) + ", bare pgjdbc "
+                                    + Recorder.states(expected));
                 } else {
                     assertEquals(String.join("\n", expected), actual == null ? null : String.join("\n", actual),
                             name + ": mode=" + variant + " observed differently from bare pgjdbc (" + section + ")");

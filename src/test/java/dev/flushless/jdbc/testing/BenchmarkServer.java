@@ -25,7 +25,10 @@ public final class BenchmarkServer {
         return url.toString();
     }
 
-    /** A human-readable description of the server ("embedded on port 12345" or the URL's host). */
+    /**
+     * A human-readable description of the server: its version and where it runs ("PostgreSQL 18.6, embedded on
+     * port 12345", or the URL's host and database).
+     */
     public static String description() {
         return TestServer.get().description;
     }

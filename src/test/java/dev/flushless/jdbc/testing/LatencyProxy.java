@@ -30,6 +30,19 @@ import java.util.regex.Pattern;
  * of zero the reader writes directly. One request/response exchange therefore costs 2 x delay plus the
  * server's work.
  *
+ * <p><b>Delay precision</b>: the delay is given in microseconds or fractional milliseconds
+ * ({@link #forUrlMillis(String, double)}: 0.25 ms works). A plain {@code parkNanos} wakes 0.1-0.2 ms late on the
+ * virtual machines this project runs on (timer slack plus wake-up), which is most of a sub-millisecond delay: a
+ * 0.25 ms proxy measured 0.45 ms one way with parking alone. The writer therefore parks until
+ * {@value #DEFAULT_SPIN_MICROS} µs (system property {@value #SPIN_PROPERTY}; 0 parks only, the behaviour before
+ * 2026-11-23) before a chunk is due and busy-waits the rest ({@code Thread.onSpinWait()}; with
+ * {@code -D}{@value #SPIN_YIELD_PROPERTY}{@code =true} a {@code Thread.yield()} loop, which was later under load
+ * on 2 shared cores). At most {@value #DEFAULT_MAX_SPINNERS} writers per JVM (system property
+ * {@value #MAX_SPINNERS_PROPERTY}) spin at a time; the others park to the due time, so many connections (W8) do
+ * not turn the proxy into a CPU hog. How late chunks went out is counted ({@link #delayedChunks()},
+ * {@link #meanLatenessMicros()}, {@link #maxLatenessMicros()}); the achieved round-trip delay is measured end to
+ * end by the benchmarks' {@code ProxyDelayCheck} (SELECT 1 pings).
+ *
  * <p><b>Round trips</b> are counted protocol-aware, not per TCP segment (a byte-level count overcounts:
  * the server answers part of a request, e.g. pgjdbc's {@code BEGIN}, before the client waits for it). The
  * proxy parses the client's messages and the server's replies. Every {@code Sync} and simple {@code Query}
@@ -64,8 +77,26 @@ public final class LatencyProxy implements AutoCloseable {
     private static final int CANCEL_REQUEST = 80877102;
     private static final Pattern HOST_PORT = Pattern.compile("^(jdbc:(?:flushless:)?postgresql://)([^/?]*)(.*)$");
 
+    /** System property: how long before a chunk is due its writer stops parking and spins (µs; 0: park only). */
+    public static final String SPIN_PROPERTY = "flushless.proxy.spinMicros";
+    /** System property: how many writer threads of this JVM may spin at once. */
+    public static final String MAX_SPINNERS_PROPERTY = "flushless.proxy.maxSpinners";
+    static final long DEFAULT_SPIN_MICROS = 200;
+    static final int DEFAULT_MAX_SPINNERS = 2;
+    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
+            Long.getLong(SPIN_PROPERTY, DEFAULT_SPIN_MICROS));
+    private static final int MAX_SPINNERS = Integer.getInteger(MAX_SPINNERS_PROPERTY, DEFAULT_MAX_SPINNERS);
+    /** System property: {@code true} spins with {@code Thread.yield()} instead of {@code Thread.onSpinWait()}. */
+    public static final String SPIN_YIELD_PROPERTY = "flushless.proxy.spinYield";
+    private static final boolean SPIN_YIELD = Boolean.getBoolean(SPIN_YIELD_PROPERTY);
+    /** Writers spinning now, over all proxies of this JVM. */
+    private static final AtomicInteger SPINNERS = new AtomicInteger();
+
     private final InetSocketAddress target;
     private final long delayNanos;
+    private final AtomicLong delayedChunks = new AtomicLong();
+    private final AtomicLong latenessNanos = new AtomicLong();
+    private final AtomicLong maxLatenessNanos = new AtomicLong();
     private final ServerSocket listener;
     private final Thread acceptor;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -131,8 +162,23 @@ public final class LatencyProxy implements AutoCloseable {
         return new LatencyProxy(new InetSocketAddress(host, port), TimeUnit.MICROSECONDS.toNanos(delayMicros));
     }
 
+    /**
+     * Starts a proxy in front of the server of a {@code jdbc:[flushless:]postgresql://host[:port]/...} URL,
+     * delaying each direction by {@code delayMs} milliseconds (fractional: 0.25 is 250 µs; kept to the nanosecond).
+     */
+    public static LatencyProxy forUrlMillis(String jdbcUrl, double delayMs) throws IOException {
+        if (!(delayMs >= 0) || Double.isInfinite(delayMs)) {
+            throw new IllegalArgumentException("delay must be a finite number of ms, not negative: " + delayMs);
+        }
+        return new LatencyProxy(targetOf(jdbcUrl), Math.round(delayMs * 1_000_000));
+    }
+
     /** Starts a proxy in front of the server of a {@code jdbc:[flushless:]postgresql://host[:port]/...} URL. */
     public static LatencyProxy forUrl(String jdbcUrl, long delayMicros) throws IOException {
+        return new LatencyProxy(targetOf(jdbcUrl), TimeUnit.MICROSECONDS.toNanos(delayMicros));
+    }
+
+    private static InetSocketAddress targetOf(String jdbcUrl) {
         Matcher m = HOST_PORT.matcher(jdbcUrl);
         if (!m.matches() || m.group(2).isEmpty() || m.group(2).contains(",")) {
             throw new IllegalArgumentException("Expected jdbc:[flushless:]postgresql://host[:port]/..., one host: " + jdbcUrl);
@@ -148,7 +194,7 @@ public final class LatencyProxy implements AutoCloseable {
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
-        return start(host, port, delayMicros);
+        return new InetSocketAddress(host, port);
     }
 
     /** The local port the proxy listens on (127.0.0.1). */
@@ -159,6 +205,37 @@ public final class LatencyProxy implements AutoCloseable {
     /** The one-way delay in microseconds. */
     public long delayMicros() {
         return TimeUnit.NANOSECONDS.toMicros(delayNanos);
+    }
+
+    /** How long before a chunk is due its writer stops parking and spins, in µs ({@value #SPIN_PROPERTY}). */
+    public static long spinMicros() {
+        return TimeUnit.NANOSECONDS.toMicros(SPIN_NANOS);
+    }
+
+    /** How many writers of this JVM may spin at once ({@value #MAX_SPINNERS_PROPERTY}). */
+    public static int maxSpinners() {
+        return MAX_SPINNERS;
+    }
+
+    /** The one-way delay in nanoseconds. */
+    public long delayNanos() {
+        return delayNanos;
+    }
+
+    /** Chunks that went through the delay (both directions) since the start or the last {@link #resetCounters()}. */
+    public long delayedChunks() {
+        return delayedChunks.get();
+    }
+
+    /** How late, on average, a delayed chunk was written after it was due (µs; 0 when none was delayed). */
+    public double meanLatenessMicros() {
+        long n = delayedChunks.get();
+        return n == 0 ? 0 : latenessNanos.get() / 1e3 / n;
+    }
+
+    /** The latest a delayed chunk was written after it was due (µs). */
+    public double maxLatenessMicros() {
+        return maxLatenessNanos.get() / 1e3;
     }
 
     /**
@@ -220,6 +297,9 @@ public final class LatencyProxy implements AutoCloseable {
         simpleQueries.set(0);
         clientBytes.set(0);
         serverBytes.set(0);
+        delayedChunks.set(0);
+        latenessNanos.set(0);
+        maxLatenessNanos.set(0);
     }
 
     /**
@@ -275,7 +355,7 @@ public final class LatencyProxy implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "LatencyProxy[127.0.0.1:" + port() + " -> " + target + ", delay " + delayMicros() + " us]";
+        return "LatencyProxy[127.0.0.1:" + port() + " -> " + target + ", delay " + delayNanos / 1e3 + " us]";
     }
 
     private void acceptLoop() {
@@ -377,10 +457,7 @@ public final class LatencyProxy implements AutoCloseable {
                     if (chunk == Chunk.END) {
                         break;
                     }
-                    long wait;
-                    while ((wait = chunk.due - System.nanoTime()) > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
+                    awaitDue(chunk.due);
                     Forward forward;
                     if (chunk.filtered) {
                         forward = new Forward(chunk.bytes, chunk.bytes.length, chunk.kill);
@@ -399,6 +476,41 @@ public final class LatencyProxy implements AutoCloseable {
                 onEnd.run();
             }
         }, "latency-proxy-" + port() + "-write-" + name).start();
+    }
+
+    /**
+     * Returns at (or just after) {@code due}: parks until {@code SPIN_NANOS} before it, then spins when fewer than
+     * {@code MAX_SPINNERS} writers spin already, else parks on; records how late it returned.
+     */
+    private void awaitDue(long due) {
+        long wait;
+        while ((wait = due - System.nanoTime()) > SPIN_NANOS) {
+            LockSupport.parkNanos(wait - SPIN_NANOS);
+        }
+        if (wait > 0 && SPIN_NANOS > 0) {
+            if (SPINNERS.incrementAndGet() <= MAX_SPINNERS) {
+                try {
+                    while (System.nanoTime() - due < 0) {
+                        if (SPIN_YIELD) {
+                            Thread.yield();
+                        } else {
+                            Thread.onSpinWait();
+                        }
+                    }
+                } finally {
+                    SPINNERS.decrementAndGet();
+                }
+            } else {
+                SPINNERS.decrementAndGet();
+            }
+        }
+        while ((wait = due - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
+        long late = System.nanoTime() - due;
+        delayedChunks.incrementAndGet();
+        latenessNanos.addAndGet(late);
+        maxLatenessNanos.accumulateAndGet(late, Math::max);
     }
 
     /**

@@ -106,6 +106,15 @@ public final class TestDatabase implements AutoCloseable {
                 "pg_stat_statements is not preloaded on " + server.description + ": statement counts unavailable");
     }
 
+    /**
+     * A new connection to the server's admin database, where {@code pg_stat_statements} is installed (for tests that
+     * read it often); the caller closes it.
+     */
+    public Connection statisticsConnection() throws SQLException {
+        assumeStatementStats();
+        return server.connect(server.adminDatabase);
+    }
+
     /** Forgets all statement statistics of the server (call before the measured part of a test). */
     public void resetStatementCounts() throws SQLException {
         assumeStatementStats();
@@ -132,11 +141,55 @@ public final class TestDatabase implements AutoCloseable {
         }
     }
 
-    /** Drops the database when JUnit closes the run's store (after the last test). */
+    /** The server's {@code server_version_num}, e.g. 110022 for PostgreSQL 11.22. */
+    public int serverVersionNum() {
+        return server.versionNum;
+    }
+
+    /**
+     * Makes {@code gen_random_uuid()} callable in this database: built in from PostgreSQL 13, from the
+     * {@code pgcrypto} extension before (in zonky's binaries and PostgreSQL's contrib; created in {@code public}).
+     * Skips the calling test, with the reason printed, when an older server does not have the extension.
+     */
+    public void enableGenRandomUuid() throws SQLException {
+        if (server.versionNum >= 130000) {
+            return;
+        }
+        boolean available = !rows("SELECT 1 FROM pg_available_extensions WHERE name = 'pgcrypto'").isEmpty();
+        assumeTrue(available, () -> print("gen_random_uuid() needs PostgreSQL 13 or the pgcrypto extension, which "
+                + server.description + " does not have"));
+        execute("CREATE EXTENSION IF NOT EXISTS pgcrypto");
+    }
+
+    private static String print(String reason) {
+        System.out.println("[flushless tests] skipped: " + reason);
+        return reason;
+    }
+
+    /**
+     * Drops the database when JUnit closes the run's store (after the last test), after terminating the sessions
+     * still connected to it (what PostgreSQL 13's {@code DROP DATABASE ... WITH (FORCE)} does, written for every
+     * release).
+     */
     @Override
     public void close() throws SQLException {
-        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement()) {
-            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement();
+             PreparedStatement terminate = c.prepareStatement("SELECT count(pg_terminate_backend(pid))"
+                     + " FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+            terminate.setString(1, name);
+            for (int attempt = 1; ; attempt++) {
+                terminate.executeQuery().close();
+                try {
+                    // waits up to 5 seconds for the terminated sessions to end
+                    s.execute("DROP DATABASE IF EXISTS " + name);
+                    return;
+                } catch (SQLException e) {
+                    // 55006: still in use (a session connected after the termination)
+                    if (!"55006".equals(e.getSQLState()) || attempt == 3) {
+                        throw e;
+                    }
+                }
+            }
         }
     }
 

@@ -27,6 +27,9 @@ final class TestServer {
     final String query;
     final Properties credentials;
     final String description;
+    /** {@code SHOW server_version} and {@code server_version_num} (e.g. 110022 for 11.22). */
+    final String version;
+    final int versionNum;
     private final boolean statementStats;
 
     private TestServer(String baseUrl, String adminDatabase, String query, Properties credentials,
@@ -35,7 +38,14 @@ final class TestServer {
         this.adminDatabase = adminDatabase;
         this.query = query;
         this.credentials = credentials;
-        this.description = description;
+        try (Connection c = connect(adminDatabase); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_setting('server_version'),"
+                     + " current_setting('server_version_num')::int")) {
+            rs.next();
+            this.version = rs.getString(1);
+            this.versionNum = rs.getInt(2);
+        }
+        this.description = "PostgreSQL " + version + ", " + description;
         this.statementStats = detectStatementStats();
     }
 
@@ -44,7 +54,7 @@ final class TestServer {
             try {
                 String url = System.getenv("FLUSHLESS_TEST_URL");
                 instance = url == null || url.isBlank() ? startEmbedded() : fromUrl(url.trim());
-                System.out.println("[flushless tests] PostgreSQL: " + instance.description
+                System.out.println("[flushless tests] " + instance.description
                         + (instance.statementStats ? "" : " (pg_stat_statements not loaded: statement-count"
                         + " assertions are skipped)"));
             } catch (IOException | SQLException e) {

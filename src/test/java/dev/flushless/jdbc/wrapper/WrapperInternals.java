@@ -1,6 +1,7 @@
 package dev.flushless.jdbc.wrapper;
 
 import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.group.GroupCommitInternals;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -22,32 +23,32 @@ public final class WrapperInternals {
 
     /** Rows {@code mode=transaction} keeps buffered on {@code connection} now. */
     public static long bufferedRows(Connection connection) throws SQLException {
-        return wrapped(connection).transactions.bufferedRows();
+        return wrapped(connection).engine.transactions().bufferedRows();
     }
 
     /** Estimated bytes {@code mode=transaction} keeps buffered on {@code connection} now. */
     public static long bufferedBytes(Connection connection) throws SQLException {
-        return wrapped(connection).transactions.bufferedBytes();
+        return wrapped(connection).engine.transactions().bufferedBytes();
     }
 
     /** Group commit: leaders that waited for company so far, driver-wide. */
     public static long groupCommitCompanyWaits() {
-        return GroupCommit.COMPANY_WAITS.sum();
+        return GroupCommitInternals.companyWaits();
     }
 
     /** Group commit: the most groups one lane had running at once so far, driver-wide. */
     public static int groupCommitMostRunning() {
-        return GroupCommit.MOST_RUNNING.get();
+        return GroupCommitInternals.mostRunning();
     }
 
     /** Group commit: lanes (session fingerprint and SQL text) kept driver-wide now, and their bound. */
     public static int[] groupCommitLanes() {
-        return new int[] {GroupCommit.laneCount(), GroupCommit.MAX_LANES};
+        return GroupCommitInternals.lanes();
     }
 
     /** Group commit: makes every leader wait (up to maxDelayMicros) for a group of {@code size}; 0 turns it off. */
     public static void groupCommitTestGroupSize(int size) {
-        GroupCommit.testGroupSize = size;
+        GroupCommitInternals.testGroupSize(size);
     }
 
     private static WrappedConnection wrapped(Connection connection) throws SQLException {

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.yugabyte;
 
+import dev.flushless.jdbc.session.ServerFacts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,0 +1,306 @@
+package dev.flushless.benchmarks;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
+
+/**
+ * The low-latency regime, paired: bare pgjdbc and the Flushless modes a user might leave on, in ONE fork, on one
+ * application thread, in alternating blocks, so that drift and the noise of other work on a shared machine
+ * cancel out of each ratio (the method of {@link W6PairedOverhead}).
+ *
+ * <p>Sides: {@code bare} plus each of {@code variants} ({@code +}-separated; default {@code flushless_batch} and
+ * {@code flushless_transaction}); each side has its own connection, its own latency proxy (same delay) and its own
+ * tables. A round runs one block of {@code opsPerBlock} operations on every side, in the order bare, v1, v2 in
+ * even rounds and v2, v1, bare in odd ones (ABBA generalised: linear drift cancels out of every ratio). Each
+ * round gives, per variant, the ratio of its wall time per operation to bare's and of the calling thread's CPU time
+ * per operation (ThreadMXBean); the result is the mean ratio over the rounds with its 95% interval. Also per side:
+ * round trips per operation (the driver's socket, {@code RoundTripCountingSocketFactory}) and server statements per
+ * operation ({@code pg_stat_statements}, read before and after each block: the blocks run one at a time).
+ *
+ * <p>Workloads ({@code workload}): {@code w5} (W5's Hibernate-style transaction, 10 parents, 50 children, 10
+ * versioned updates, {@link OrmFlush}), {@code w7_<rows>} (W7's insert batch of that many rows + commit,
+ * {@link InsertRows}; each side's table is emptied before each of its blocks, outside the timing), {@code w9}
+ * (the small ORM flush, 5 parents, 20 children, 5 updates, {@link W9OrmFlush}).
+ *
+ * <p>Block size: {@code blockMs} of the mean side, calibrated in the warm-up ({@code warmupMs} of alternating
+ * blocks after 10 operations per side, past pgjdbc's {@code prepareThreshold}), at least 3 operations. JMH's own
+ * score (one shot) is not the result: each variant's line goes to the counts file ({@code lowLatencyPair}) and is
+ * printed as {@code [paired] ...}; {@link PairedReport} tabulates them (pooling the forks).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Fork(1)
+@Warmup(iterations = 0)
+@Measurement(iterations = 1)
+public class LowLatencyPaired {
+
+    @Param({"w5", "w7_1", "w7_10", "w7_100", "w7_1000", "w9"})
+    public String workload;
+
+    /** The variants paired with bare in this fork, {@code +}-separated. */
+    @Param({"flushless_batch+flushless_transaction"})
+    public String variants;
+
+    /** One-way delay of the latency proxy in ms, fractional allowed ({@code direct}: no proxy). */
+    @Param({"0", "0.25", "1"})
+    public String delayMs;
+
+    /** Rounds (each one block per side). */
+    @Param({"16"})
+    public int pairs;
+
+    /** Target duration of one block (ms), calibrated in the warm-up. */
+    @Param({"200"})
+    public int blockMs;
+
+    /** Warm-up: alternating blocks for this long (ms) after the first operations. */
+    @Param({"2000"})
+    public int warmupMs;
+
+    static final int MIN_OPS_PER_BLOCK = 3;
+
+    private BenchmarkParams params;
+    private final List<Side> sides = new ArrayList<>();
+    private Ping proxied;
+    private Ping direct;
+
+    /** One connection's side of the comparison and its sums over the measured blocks. */
+    private static final class Side {
+        final String variant;
+        final Harness h;
+        Op op;
+        Op beforeBlock = () -> { };
+        double wall;
+        double cpu;
+        long roundTrips;
+        long statements;
+        long ops;
+        boolean statementsCounted = true;
+        /** Per round: seconds per operation, CPU seconds per operation. */
+        double[] roundWall;
+        double[] roundCpu;
+
+        Side(String variant, Harness h) {
+            this.variant = variant;
+            this.h = h;
+        }
+    }
+
+    interface Op {
+        void run() throws SQLException;
+    }
+
+    @Setup(Level.Trial)
+    public void setUp(BenchmarkParams params) throws Exception {
+        this.params = params;
+        List<String> names = new ArrayList<>();
+        names.add("bare");
+        for (String v : variants.split("\\+")) {
+            if (!v.isBlank() && !v.equals("bare")) {
+                names.add(v.trim());
+            }
+        }
+        for (String v : names) {
+            Harness h = Harness.open(params, v, delayMs);
+            h.skipCountsLine();
+            Side side = new Side(v, h);
+            sides.add(side);
+            String prefix = "lp_" + workload + "_" + v;
+            if (workload.equals("w5")) {
+                OrmFlush f = new OrmFlush(h, prefix, W5HibernateTransaction.PARENTS,
+                        W5HibernateTransaction.CHILDREN_PER_PARENT, W5HibernateTransaction.UPDATES);
+                side.op = f::flush;
+            } else if (workload.equals("w9")) {
+                OrmFlush f = new OrmFlush(h, prefix, W9OrmFlush.PARENTS, W9OrmFlush.CHILDREN_PER_PARENT,
+                        W9OrmFlush.UPDATES);
+                side.op = f::flush;
+            } else if (workload.startsWith("w7_")) {
+                int rows = Integer.parseInt(workload.substring(3));
+                InsertRows insert = new InsertRows(h, prefix);
+                side.op = () -> insert.insert(rows);
+                side.beforeBlock = insert::truncate;
+            } else {
+                throw new IllegalArgumentException("unknown workload " + workload + " (w5, w7_<rows>, w9)");
+            }
+        }
+        for (Side s : sides) {
+            s.h.startCounting();
+        }
+    }
+
+    @Benchmark
+    public double paired() throws Exception {
+        for (Side s : sides) { // past prepareThreshold, both paths compiled at C1 at least
+            block(s, 10, false);
+        }
+        int opsPerBlock = MIN_OPS_PER_BLOCK;
+        long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
+        int round = 0;
+        do {
+            double secondsPerOp = 0;
+            for (Side s : order(round++)) {
+                secondsPerOp += block(s, opsPerBlock, false)[0];
+            }
+            secondsPerOp /= sides.size();
+            opsPerBlock = Math.max(MIN_OPS_PER_BLOCK, (int) Math.round(blockMs / 1e3 / secondsPerOp));
+        } while (System.nanoTime() < warmEnd);
+        // the achieved delay in this fork's conditions, warmed: pings through bare's proxy and direct
+        proxied = Ping.measure(sides.get(0).h.appUrl(), 20, 100);
+        direct = Ping.measure(Targets.benchmarkUrl(), 20, 100);
+        for (Side s : sides) {
+            s.roundWall = new double[pairs];
+            s.roundCpu = new double[pairs];
+            if (s.h.proxy() != null) {
+                s.h.proxy().resetCounters(); // lateness of the measured blocks only (round trips: the socket's)
+            }
+        }
+        for (int p = 0; p < pairs; p++) {
+            for (Side s : order(p)) {
+                double[] r = block(s, opsPerBlock, true);
+                s.roundWall[p] = r[0];
+                s.roundCpu[p] = r[1];
+            }
+        }
+        double first = Double.NaN;
+        Side bare = sides.get(0);
+        for (Side v : sides.subList(1, sides.size())) {
+            double[] speed = new double[pairs];
+            double[] wall = new double[pairs];
+            double[] cpu = new double[pairs];
+            for (int p = 0; p < pairs; p++) {
+                speed[p] = bare.roundWall[p] / v.roundWall[p];
+                wall[p] = v.roundWall[p] / bare.roundWall[p];
+                cpu[p] = v.roundCpu[p] / bare.roundCpu[p];
+            }
+            ObjectNode line = new ObjectMapper().createObjectNode();
+            line.put("benchmark", params.getBenchmark());
+            ObjectNode pn = line.putObject("params");
+            for (String k : params.getParamsKeys()) {
+                pn.put(k, params.getParam(k));
+            }
+            pn.put("variant", v.variant);
+            ObjectNode r = line.putObject("lowLatencyPair");
+            r.put("workload", workload);
+            r.put("delayMs", delayMs);
+            r.put("variant", v.variant);
+            r.put("against", "bare");
+            r.put("pairs", pairs);
+            r.put("opsPerBlock", opsPerBlock);
+            r.put("sidesInFork", sides.size());
+            PairStats.put(r, "speed", speed);
+            PairStats.put(r, "wallRatio", wall);
+            PairStats.put(r, "cpuRatio", cpu);
+            putSide(r, "bare", bare);
+            putSide(r, "variant", v);
+            proxied.putInto(r, "pingProxied");
+            direct.putInto(r, "pingDirect");
+            if (bare.h.proxy() != null) { // how late the proxies' delayed chunks went out in the measured blocks
+                r.put("bareProxyMeanLatenessUs", bare.h.proxy().meanLatenessMicros());
+                r.put("variantProxyMeanLatenessUs", v.h.proxy().meanLatenessMicros());
+            }
+            Harness.append(line);
+            System.out.println(summary(r));
+            if (Double.isNaN(first)) {
+                first = PairStats.mean(speed);
+            }
+        }
+        return first;
+    }
+
+    private static void putSide(ObjectNode r, String prefix, Side s) {
+        r.put(prefix + "MsPerOp", s.wall / s.ops * 1e3);
+        r.put(prefix + "CpuUsPerOp", s.cpu / s.ops * 1e6);
+        r.put(prefix + "RoundTripsPerOp", (double) s.roundTrips / s.ops);
+        if (s.statementsCounted) {
+            r.put(prefix + "StatementsPerOp", (double) s.statements / s.ops);
+        }
+    }
+
+    /** The one-line human summary of a pair line. */
+    static String summary(ObjectNode r) {
+        return String.format(Locale.ROOT,
+                "[paired] %s D=%s %s vs bare: speed %.3fx ±%.3f | ms/op %.3f vs %.3f | CPU µs/op %.0f vs %.0f (%.2fx ±%.2f)"
+                        + " | RT/op %.2f vs %.2f | stmts/op %s vs %s | %d pairs x %d ops | ping %.3f ms, proxy late %.0f/%.0f µs",
+                r.path("workload").asText(), r.path("delayMs").asText(), r.path("variant").asText(),
+                r.path("speed").asDouble(), r.path("speedCi95").asDouble(),
+                r.path("variantMsPerOp").asDouble(), r.path("bareMsPerOp").asDouble(),
+                r.path("variantCpuUsPerOp").asDouble(), r.path("bareCpuUsPerOp").asDouble(),
+                r.path("cpuRatio").asDouble(), r.path("cpuRatioCi95").asDouble(),
+                r.path("variantRoundTripsPerOp").asDouble(), r.path("bareRoundTripsPerOp").asDouble(),
+                stmts(r, "variant"), stmts(r, "bare"), r.path("pairs").asInt(), r.path("opsPerBlock").asInt(),
+                r.path("pingProxiedMedianMs").asDouble(), r.path("variantProxyMeanLatenessUs").asDouble(),
+                r.path("bareProxyMeanLatenessUs").asDouble());
+    }
+
+    private static String stmts(ObjectNode r, String prefix) {
+        return r.has(prefix + "StatementsPerOp")
+                ? String.format(Locale.ROOT, "%.2f", r.path(prefix + "StatementsPerOp").asDouble()) : "n/a";
+    }
+
+    /** Bare first in even rounds, last in odd ones. */
+    private List<Side> order(int round) {
+        if (round % 2 == 0) {
+            return sides;
+        }
+        List<Side> reversed = new ArrayList<>(sides);
+        java.util.Collections.reverse(reversed);
+        return reversed;
+    }
+
+    /** Runs {@code n} operations on {@code s}: {seconds per op, CPU seconds per op}; adds them to its sums if {@code measured}. */
+    private double[] block(Side s, int n, boolean measured) throws SQLException {
+        s.beforeBlock.run();
+        long st0 = measured ? s.h.serverStatements() : 0;
+        long rt0 = s.h.roundTrips();
+        long c0 = PairStats.threadCpuNanos();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            s.op.run();
+        }
+        long t1 = System.nanoTime();
+        long c1 = PairStats.threadCpuNanos();
+        long rt1 = s.h.roundTrips();
+        double wall = (t1 - t0) / 1e9;
+        double cpu = (c1 - c0) / 1e9;
+        if (measured) {
+            long st1 = s.h.serverStatements();
+            s.wall += wall;
+            s.cpu += cpu;
+            s.roundTrips += rt1 - rt0;
+            s.ops += n;
+            if (st0 < 0 || st1 < 0) {
+                s.statementsCounted = false;
+            } else {
+                s.statements += st1 - st0;
+            }
+        }
+        return new double[] {wall / n, cpu / n};
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        for (Side s : sides) {
+            s.h.close();
+        }
+    }
+}

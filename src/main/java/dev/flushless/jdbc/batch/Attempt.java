@@ -1,0 +1,94 @@
+package dev.flushless.jdbc.batch;
+
+import dev.flushless.jdbc.session.Session;
+import java.sql.SQLException;
+
+/**
+ * One coalesced attempt, and everything that happens when it fails: the one place that owns undo, re-run and the
+ * release of the guard savepoint.
+ *
+ * <p>{@link BatchExecutor} undoes a failed attempt itself (the guard savepoint rolled back inside a transaction, its
+ * own transaction rolled back around a plan of several executions, or, in autocommit, the single implicit transaction
+ * gone with the error) and reports it as {@link BatchExecutor.Undone}. Then, here: the connection's catalog facts are
+ * dropped (the failure may come from a table changed by another session); the caller's recovery runs, normally the
+ * application's own statements as sent, so that the application gets exactly bare pgjdbc's answer and error; and once
+ * the recovery succeeded, the guard savepoint is released. When the recovery fails, the guard is left alone: the
+ * failure has aborted the transaction exactly as the statement would have under bare pgjdbc.
+ */
+public final class Attempt {
+
+    /** The coalesced attempt: runs a plan, or reports it undone. */
+    @FunctionalInterface
+    public interface Coalesced<T> {
+        T run() throws SQLException, BatchExecutor.Undone;
+    }
+
+    /** What runs after the attempt was undone (a re-run as sent, or a decision not to re-run). */
+    @FunctionalInterface
+    public interface Recovery<T> {
+        T afterUndo(BatchExecutor.Undone undone) throws SQLException;
+    }
+
+    /** The application's statements, as it sent them. */
+    @FunctionalInterface
+    public interface AsSent<T> {
+        T run() throws SQLException;
+    }
+
+    private Attempt() {
+    }
+
+    /** Runs {@code coalesced}; when it was undone, drops the catalog facts, runs {@code recovery} and releases the guard. */
+    public static <T> T run(Session session, Coalesced<T> coalesced, Recovery<T> recovery) throws SQLException {
+        try {
+            return coalesced.run();
+        } catch (BatchExecutor.Undone undone) {
+            session.catalog().clear();
+            T result = recovery.afterUndo(undone);
+            release(session, undone);
+            return result;
+        }
+    }
+
+    /**
+     * As {@link #run}, for an attempt the caller rolls back right after whatever happens (its guard is not released:
+     * the rollback ends it).
+     */
+    public static <T> T runBeforeRollback(Session session, Coalesced<T> coalesced, Recovery<T> recovery)
+            throws SQLException {
+        try {
+            return coalesced.run();
+        } catch (BatchExecutor.Undone undone) {
+            session.catalog().clear();
+            return recovery.afterUndo(undone);
+        }
+    }
+
+    /**
+     * The usual recovery: counts the {@code rows} as a fallback (the coalesced statement failed, with its SQLState) and
+     * runs the application's statements as sent.
+     */
+    public static <T> Recovery<T> reRunAsSent(Session session, int rows, AsSent<T> asSent) {
+        return undone -> {
+            session.stats().fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
+                    + "), re-run as sent", rows);
+            return asSent.run();
+        };
+    }
+
+    /**
+     * For a recovery that raises {@code error} instead of re-running: leaves the attempt undone and releases its guard,
+     * so that the transaction goes on without the batch; returns {@code error} for the recovery to throw.
+     */
+    public static <E extends SQLException> E keptUndone(Session session, BatchExecutor.Undone undone, E error)
+            throws SQLException {
+        release(session, undone);
+        return error;
+    }
+
+    private static void release(Session session, BatchExecutor.Undone undone) throws SQLException {
+        if (undone.guarded()) {
+            BatchExecutor.releaseGuard(session.delegate());
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.flushless.jdbc.batch;
+
+import dev.flushless.jdbc.session.SessionFacts;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The type each parameter of a rewritten statement is cast to, so that it keeps the type the original
+ * statement's context gave it, and the arrays that carry parameter values in the unnest forms (one array per
+ * parameter, integers where they can, else the texts pgjdbc would send). Pure.
+ */
+final class Casts {
+
+    private Casts() {
+    }
+
+    /**
+     * The array casts of an INSERT whose tuple is all parameters (the type each parameter gets from its
+     * column, as {@link #decideCast} decides it), or {@code null} when the VALUES form must be used.
+     */
+    static String[] insertCasts(StatementDescription insert, List<Bind[]> rows, TableInfo table, SessionFacts session) {
+        List<String> columns = insert.parameterColumns();
+        if (columns == null || !session.known() || insert.rowParameterCount() != columns.size()) {
+            return null;
+        }
+        String[] casts = new String[columns.size()];
+        for (int p = 0; p < casts.length; p++) {
+            ColumnInfo column = table.column(columns.get(p));
+            if (column == null || decideCast(p, column, rows, session, casts) != null) {
+                return null;
+            }
+        }
+        return casts;
+    }
+
+    /**
+     * Chooses the cast for parameter {@code p} in the VALUES list, so that it has the type the original
+     * statement's context would give it: an unspecified parameter takes the column's type there, and a
+     * typed one keeps its type (and is compared or assigned with the same operators and casts).
+     */
+    static String decideCast(int p, ColumnInfo column, List<Bind[]> rows, SessionFacts session, String[] casts) {
+        Set<SentType> sent = sentTypes(p, rows, session);
+        if (sent.contains(SentType.UNKNOWN)) {
+            return "parameter " + (p + 1) + ": setter whose declared type is not modelled";
+        }
+        String columnCast = castableName(column);
+        boolean allColumnTyped = true;
+        for (SentType type : sent) {
+            allColumnTyped &= type.isUnspecified() || type.oid() == column.typeOid();
+        }
+        if (allColumnTyped) {
+            if (columnCast == null) {
+                return "parameter " + (p + 1) + ": column type " + column.typeName() + " cannot be named in a cast";
+            }
+            casts[p] = columnCast;
+            return null;
+        }
+        if (sent.size() == 1) {
+            String name = sent.iterator().next().sqlName();
+            if (name != null) {
+                casts[p] = name;
+                return null;
+            }
+        }
+        return "parameter " + (p + 1) + ": rows bind it with different types " + sent;
+    }
+
+    /**
+     * The cast for a parameter inside an expression ({@code stock + ?}): its type there comes from the
+     * operator, which this driver does not model for an untyped parameter, so every row must declare the
+     * same type, and the VALUES list keeps it.
+     */
+    static String decideTypedCast(int p, List<Bind[]> rows, SessionFacts session, String[] casts) {
+        Set<SentType> sent = sentTypes(p, rows, session);
+        SentType only = sent.size() == 1 ? sent.iterator().next() : null;
+        if (only == null || only.isUnknown() || only.isUnspecified() || only.sqlName() == null) {
+            return "parameter " + (p + 1) + " inside an expression is bound untyped or with different types " + sent;
+        }
+        casts[p] = only.sqlName();
+        return null;
+    }
+
+    /** The types pgjdbc sends parameter {@code p} with, over all rows, in order of first appearance. */
+    private static Set<SentType> sentTypes(int p, List<Bind[]> rows, SessionFacts session) {
+        Set<SentType> sent = new LinkedHashSet<>();
+        for (Bind[] row : rows) {
+            sent.add(row[p].sentType(session));
+        }
+        return sent;
+    }
+
+    /** The column's type as a cast target without a type modifier, or {@code null} where that would change it. */
+    private static String castableName(ColumnInfo column) {
+        if (column.typeOid() == SentType.BPCHAR) {
+            return "bpchar"; // "character" without a length means character(1)
+        }
+        if (column.typeOid() == 1014) {
+            return "bpchar[]";
+        }
+        String name = column.typeName();
+        return name == null || name.equals("bit") || name.equals("bit[]") ? null : name;
+    }
+
+    /**
+     * Per parameter, whether it can travel as an integer array (its cast is an integer type and every row
+     * binds an integer or NULL): cheaper to send and to read than text.
+     */
+    static boolean[] nativeArrays(List<Bind[]> rows, String[] casts) {
+        boolean[] nativeArrays = new boolean[casts.length];
+        for (int p = 0; p < casts.length; p++) {
+            nativeArrays[p] = ArrayEncoding.integerArrayType(casts[p]) != null;
+            for (int r = 0; r < rows.size() && nativeArrays[p]; r++) {
+                nativeArrays[p] = ArrayEncoding.integer(rows.get(r)[p]) != ArrayEncoding.UNSUPPORTED;
+            }
+        }
+        return nativeArrays;
+    }
+
+    /**
+     * Each parameter's values for the rows of {@code chunk} (integers where {@code nativeArrays} says so,
+     * else the texts pgjdbc would send), or {@code null} when one of them is not reproduced.
+     */
+    static Object[][] encodeArrays(List<Bind[]> rows, int[] chunk, String[] casts, boolean[] nativeArrays) {
+        Object[][] arrays = new Object[casts.length][];
+        for (int p = 0; p < casts.length; p++) {
+            arrays[p] = nativeArrays[p] ? ArrayEncoding.newIntegerArray(casts[p], chunk.length) : new String[chunk.length];
+        }
+        for (int i = 0; i < chunk.length; i++) {
+            Bind[] row = rows.get(chunk[i]);
+            for (int p = 0; p < casts.length; p++) {
+                Object value = nativeArrays[p] ? ArrayEncoding.integer(row[p]) : ArrayEncoding.text(row[p]);
+                if (value == ArrayEncoding.UNSUPPORTED) {
+                    return null;
+                }
+                arrays[p][i] = nativeArrays[p] ? ArrayEncoding.narrow(casts[p], (Long) value) : value;
+            }
+        }
+        return arrays;
+    }
+}

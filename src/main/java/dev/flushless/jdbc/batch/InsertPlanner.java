@@ -1,0 +1,121 @@
+package dev.flushless.jdbc.batch;
+
+import dev.flushless.jdbc.session.SessionFacts;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.batch.BatchPlan.Decoding;
+import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.batch.BatchPlanner.InsertMember;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
+import dev.flushless.jdbc.rewrite.Rewriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Plain {@code INSERT ... VALUES (tuple)} batches (no ON CONFLICT): the unnest form when every parameter's type is
+ * known (one SQL text for any row count, the rows as one array per parameter, chunks of
+ * {@code maxRowsPerStatement} rows), else the tuple repeated within the row and bind-parameter limits. Each
+ * statement checks its own row count, unless the application asked for generated keys. Pure: no I/O.
+ */
+final class InsertPlanner {
+
+    private InsertPlanner() {
+    }
+
+    /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted; {@code returningSuffix} as there. */
+    static BatchPlan plan(StatementDescription insert, List<Bind[]> rows, TableInfo table, String returningSuffix,
+            BatchPlanner.Settings settings) {
+        Decoding decoding = returningSuffix != null ? Decoding.RETURNED_ROWS
+                : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
+        String[] casts = Casts.insertCasts(insert, rows, table, settings.session());
+        if (casts != null) {
+            BatchPlan unnest = unnestPlan(insert, rows, casts, returningSuffix, decoding, settings.maxRowsPerStatement());
+            if (unnest != null) {
+                return unnest;
+            }
+        }
+        int chunkRows = RowGroups.rowsPerStatement(settings.maxRowsPerStatement(), insert.parameterCount(), 0);
+        List<Step> steps = new ArrayList<>();
+        for (int[] chunk : RowGroups.chunks(rows.size(), chunkRows)) {
+            String sql = Rewriter.insertValues(insert, chunk.length, returningSuffix);
+            if (decoding != Decoding.RETURNED_ROWS) {
+                sql = Rewriter.countChecked(returningOne(insert, sql), chunk.length);
+            }
+            steps.add(new Step(sql, chunk, decoding));
+        }
+        return new BatchPlan("insert-values", steps, null);
+    }
+
+    /**
+     * One SQL text for every chunk: the rows travel as arrays, the expected count as a parameter; {@code null} when
+     * a value cannot travel in an array.
+     */
+    private static BatchPlan unnestPlan(StatementDescription insert, List<Bind[]> rows, String[] casts,
+            String returningSuffix, Decoding decoding, int maxRows) {
+        boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
+        String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
+        if (decoding != Decoding.RETURNED_ROWS) {
+            sql = Rewriter.countChecked(returningOne(insert, sql));
+        }
+        List<Step> steps = new ArrayList<>();
+        for (int[] chunk : RowGroups.chunks(rows.size(), maxRows)) {
+            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+            if (arrays == null) {
+                return null;
+            }
+            Bind[] tail = decoding == Decoding.RETURNED_ROWS ? new Bind[0] : new Bind[] {Bind.ofLong(chunk.length)};
+            steps.add(new Step(sql, chunk, decoding, 0, tail, null, arrays));
+        }
+        return new BatchPlan("insert-unnest", steps, null);
+    }
+
+    /** The INSERT with a RETURNING for its count check: its own, else {@code RETURNING 1}. */
+    private static String returningOne(StatementDescription insert, String sql) {
+        return insert.hasReturning() ? sql : sql + "\nRETURNING 1";
+    }
+
+    /** See {@link BatchPlanner#insertMembers}. */
+    static List<InsertMember> members(StatementDescription insert, List<Bind[]> rows, TableInfo table,
+            SessionFacts session, int maxRows) {
+        int perRow = insert.parameterCount();
+        if (rows.size() == 1) {
+            return new ArrayList<>(List.of(new InsertMember(insert.sql().substring(0, insert.textEnd()),
+                    Arrays.asList(rows.get(0)).subList(0, perRow), 1)));
+        }
+        String[] casts = session.standardConformingStrings() ? Casts.insertCasts(insert, rows, table, session) : null;
+        List<InsertMember> members = casts == null ? List.of() : unnestMembers(insert, rows, casts, maxRows);
+        if (!members.isEmpty()) {
+            return members;
+        }
+        members = new ArrayList<>();
+        for (int[] chunk : RowGroups.chunks(rows.size(), RowGroups.rowsPerStatement(maxRows, perRow, 0))) {
+            List<Bind> parameters = new ArrayList<>(chunk.length * perRow);
+            for (int r : chunk) {
+                parameters.addAll(Arrays.asList(rows.get(r)).subList(0, perRow));
+            }
+            members.add(new InsertMember(Rewriter.insertValues(insert, chunk.length, null), parameters, chunk.length));
+        }
+        return members;
+    }
+
+    /** The unnest form's members, one per chunk of {@code maxRows}; empty when a value cannot travel in an array. */
+    private static List<InsertMember> unnestMembers(StatementDescription insert, List<Bind[]> rows, String[] casts,
+            int maxRows) {
+        boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
+        String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, null);
+        List<InsertMember> members = new ArrayList<>();
+        for (int[] chunk : RowGroups.chunks(rows.size(), maxRows)) {
+            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+            if (arrays == null) {
+                return List.of();
+            }
+            List<Bind> parameters = new ArrayList<>(arrays.length);
+            for (Object[] array : arrays) {
+                parameters.add(Bind.ofEncodedArray(array));
+            }
+            members.add(new InsertMember(sql, parameters, chunk.length));
+        }
+        return members;
+    }
+}

@@ -1,0 +1,246 @@
+package dev.flushless.jdbc.batch;
+
+import dev.flushless.jdbc.session.SessionFacts;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
+import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
+import dev.flushless.jdbc.batch.BatchPlan.Decoding;
+import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
+import dev.flushless.jdbc.rewrite.Rewriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code UPDATE t SET ... WHERE col = ? AND ...} and {@code DELETE FROM t WHERE col = ? AND ...} batches joined to
+ * their rows (unnested arrays where every value can travel in one, else a VALUES list), each row's parameters cast
+ * to the type the original statement gave them, each statement returning the ordinals of the rows that changed
+ * something. Rows that may touch the same table row go to later waves (later statements). Pure: no I/O.
+ */
+final class KeyedPlanner {
+
+    private final StatementDescription dml;
+    private final List<Bind[]> rows;
+    private final TableInfo table;
+    private final SessionFacts session;
+    /** Per parameter: the column it is compared with or assigned to, and whether it is inside a SET expression. */
+    private final ColumnInfo[] parameterColumns;
+    private final boolean[] inExpression;
+    private final ColumnInfo[] keyColumns;
+    private final String[] casts;
+
+    private KeyedPlanner(StatementDescription dml, List<Bind[]> rows, TableInfo table, SessionFacts session) {
+        this.dml = dml;
+        this.rows = rows;
+        this.table = table;
+        this.session = session;
+        this.parameterColumns = new ColumnInfo[dml.parameterCount()];
+        this.inExpression = new boolean[dml.parameterCount()];
+        this.keyColumns = new ColumnInfo[dml.keys().size()];
+        this.casts = new String[dml.parameterCount()];
+    }
+
+    /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted (no generated keys). */
+    static BatchPlan plan(StatementDescription dml, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
+        if (!settings.session().known()) {
+            return BatchPlan.fallback("the delegate connection is not pgjdbc: parameter types unknown");
+        }
+        KeyedPlanner planner = new KeyedPlanner(dml, rows, table, settings.session());
+        Object[] rowKeys = new Object[rows.size()];
+        String problem = PlanChecks.first(() -> PlanChecks.reservedColumn(table), planner::setColumnsProblem,
+                planner::tooLongProblem, planner::keyColumnsProblem, planner::castsProblem,
+                () -> planner.rowKeysProblem(rowKeys));
+        if (problem != null) {
+            return BatchPlan.fallback(problem);
+        }
+        List<List<Integer>> waves = waves(rowKeys);
+        List<Rewriter.UniqueCheck> checks = new ArrayList<>();
+        if (dml.kind() == StatementDescription.Kind.UPDATE) {
+            String unmodelled = PlanChecks.uniquenessProblem(dml.assignments().stream().map(Assignment::column).toList(),
+                    table, waves.size() > 1, checks);
+            if (unmodelled != null) {
+                return BatchPlan.fallback(unmodelled);
+            }
+        }
+        String kind = dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using";
+        List<Step> unnest = planner.unnestSteps(waves, checks, settings.maxRowsPerStatement());
+        return unnest != null ? new BatchPlan(kind + "-unnest", unnest, null)
+                : new BatchPlan(kind, planner.valuesSteps(waves, checks, settings.maxRowsPerStatement()), null);
+    }
+
+    /** Finds the SET columns of the parameters assigned to them. */
+    private String setColumnsProblem() {
+        for (Assignment assignment : dml.assignments()) {
+            ColumnInfo column = table.column(assignment.column());
+            if (column == null) {
+                return "SET column not found: " + assignment.column();
+            }
+            if (assignment.isParameter()) {
+                parameterColumns[assignment.parameter()] = column;
+                inExpression[assignment.parameter()] = assignment.inExpression();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why a SET value is too long for its {@code varchar(n)}/{@code char(n)} column, or {@code null}. Run as sent,
+     * PostgreSQL applies the column's length to a bound SET value when it plans the statement (pgjdbc's first
+     * executions get custom plans), so the UPDATE fails with 22001 even when no row matches; coalesced, the value
+     * comes from a joined row and is checked only for rows that are updated. Such a batch runs as sent.
+     */
+    private String tooLongProblem() {
+        for (int p = 0; p < parameterColumns.length; p++) {
+            ColumnInfo column = parameterColumns[p];
+            if (column == null || inExpression[p] || column.maxLength() < 0) {
+                continue;
+            }
+            for (Bind[] row : rows) {
+                if (row[p].value() instanceof String text && text.codePointCount(0, text.length()) > column.maxLength()) {
+                    return "a SET value is longer than " + column.typeName() + "(" + column.maxLength() + ")";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Finds the WHERE columns of the key parameters. */
+    private String keyColumnsProblem() {
+        String missing = Keys.missingColumn(dml.keys(), table, keyColumns);
+        if (missing != null) {
+            return "WHERE column not found: " + missing;
+        }
+        for (int k = 0; k < keyColumns.length; k++) {
+            parameterColumns[dml.keys().get(k).parameter()] = keyColumns[k];
+        }
+        return null;
+    }
+
+    /** Chooses every parameter's cast ({@link Casts#decideCast}, {@link Casts#decideTypedCast} inside expressions). */
+    private String castsProblem() {
+        for (int p = 0; p < casts.length; p++) {
+            if (parameterColumns[p] == null) {
+                return "parameter " + (p + 1) + " not matched to a column";
+            }
+            String problem = inExpression[p] ? Casts.decideTypedCast(p, rows, session, casts)
+                    : Casts.decideCast(p, parameterColumns[p], rows, session, casts);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Each row's key among the rows that may touch the same table row, into {@code rowKeys} ({@code null} for a row
+     * that matches nothing). Two rows can touch the same table row only if they agree on every key column the SET
+     * list leaves unchanged (a changed key column, such as an optimistic-lock version, is matched against the value
+     * left by the earlier row). Returns why a key value's equality is not modelled, or {@code null}.
+     */
+    private String rowKeysProblem(Object[] rowKeys) {
+        boolean[] conflictKey = new boolean[keyColumns.length];
+        int conflictKeys = 0;
+        for (int k = 0; k < keyColumns.length; k++) {
+            String name = dml.keys().get(k).column();
+            conflictKey[k] = dml.assignments().stream().noneMatch(a -> a.column().equals(name));
+            conflictKeys += conflictKey[k] ? 1 : 0;
+        }
+        for (int r = 0; r < rowKeys.length; r++) {
+            String problem = rowKey(rows.get(r), conflictKey, conflictKeys, rowKeys, r);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
+    }
+
+    private String rowKey(Bind[] row, boolean[] conflictKey, int conflictKeys, Object[] rowKeys, int r) {
+        // one conflict column: its canonical value is the key (no list per row); several: a list of them
+        List<Object> key = conflictKeys > 1 ? new ArrayList<>(conflictKeys) : null;
+        Object single = null;
+        for (int k = 0; k < keyColumns.length; k++) {
+            Bind bind = row[dml.keys().get(k).parameter()];
+            if (bind.isNull()) {
+                rowKeys[r] = null; // column = NULL is never true: the row changes nothing
+                return null;
+            }
+            if (!conflictKey[k]) {
+                continue;
+            }
+            Object canonical = Keys.canonicalKey(bind.value(), keyColumns[k]);
+            if (canonical == null) {
+                return Keys.notModelled("key column", keyColumns[k].name(), keyColumns[k], bind.value());
+            }
+            if (key != null) {
+                key.add(canonical);
+            } else {
+                single = canonical;
+            }
+        }
+        rowKeys[r] = key != null ? key : single != null ? single : List.of();
+        return null;
+    }
+
+    /**
+     * The rows by wave: within one statement a row can be changed only once, and a later row must see an earlier
+     * row's change, so a row whose key an earlier row has goes to the wave after that row's.
+     */
+    private static List<List<Integer>> waves(Object[] rowKeys) {
+        List<List<Integer>> waves = new ArrayList<>();
+        Map<Object, Integer> seen = new HashMap<>(rowKeys.length * 2);
+        for (int r = 0; r < rowKeys.length; r++) {
+            int wave = 0;
+            if (rowKeys[r] != null) {
+                Integer previous = seen.put(rowKeys[r], 0);
+                if (previous != null) {
+                    wave = previous + 1;
+                    seen.put(rowKeys[r], wave);
+                }
+            }
+            while (waves.size() <= wave) {
+                waves.add(new ArrayList<>());
+            }
+            waves.get(wave).add(r);
+        }
+        return waves;
+    }
+
+    /** The unnest form's steps, chunks of {@code maxRows} per wave; {@code null} when a value cannot travel in an array. */
+    private List<Step> unnestSteps(List<List<Integer>> waves, List<Rewriter.UniqueCheck> checks, int maxRows) {
+        boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
+        boolean oneRowPerKey = table.atMostOneRow(dml.keys().stream().map(KeyColumn::column).toList());
+        String sql = !checks.isEmpty() ? Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks)
+                : oneRowPerKey ? Rewriter.keyedDmlUnnestCounted(dml, casts, nativeArrays)
+                : Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
+        Decoding decoding = checks.isEmpty() && oneRowPerKey ? Decoding.ORDINAL_PREFIX_OR_ARRAY : Decoding.ORDINAL_ARRAY;
+        List<Step> steps = new ArrayList<>();
+        for (List<Integer> wave : waves) {
+            for (int[] chunk : RowGroups.chunks(wave, maxRows)) {
+                Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+                if (arrays == null) {
+                    return null;
+                }
+                steps.add(new Step(sql, chunk, decoding, 0, new Bind[0], null, arrays));
+            }
+        }
+        return steps;
+    }
+
+    /** The VALUES form's steps, chunks within the row and bind-parameter limits per wave. */
+    private List<Step> valuesSteps(List<List<Integer>> waves, List<Rewriter.UniqueCheck> checks, int maxRows) {
+        int chunkRows = RowGroups.rowsPerStatement(maxRows, dml.parameterCount(), 0);
+        List<Step> steps = new ArrayList<>();
+        for (List<Integer> wave : waves) {
+            for (int[] chunk : RowGroups.chunks(wave, chunkRows)) {
+                steps.add(checks.isEmpty() ? new Step(Rewriter.keyedDml(dml, chunk.length, casts), chunk, Decoding.ORDINALS)
+                        : new Step(Rewriter.keyedUpdateInOrder(dml, chunk.length, casts, checks), chunk,
+                                Decoding.ORDINAL_ARRAY));
+            }
+        }
+        return steps;
+    }
+}

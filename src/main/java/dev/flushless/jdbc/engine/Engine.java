@@ -1,0 +1,595 @@
+package dev.flushless.jdbc.engine;
+
+import dev.flushless.jdbc.FlushlessConfig;
+import dev.flushless.jdbc.analysis.SqlAnalyzer;
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.batch.Attempt;
+import dev.flushless.jdbc.batch.BatchExecutor;
+import dev.flushless.jdbc.batch.BatchPlan;
+import dev.flushless.jdbc.batch.BatchPlanner;
+import dev.flushless.jdbc.batch.Bind;
+import dev.flushless.jdbc.batch.StatementBatchPlanner;
+import dev.flushless.jdbc.buffer.TransactionBuffering;
+import dev.flushless.jdbc.group.GroupCommit;
+import dev.flushless.jdbc.session.ConflictFacts;
+import dev.flushless.jdbc.session.ServerFacts;
+import dev.flushless.jdbc.session.Session;
+import dev.flushless.jdbc.session.SessionFacts;
+import dev.flushless.jdbc.session.TableCatalog;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
+import dev.flushless.jdbc.stats.FlushlessStats;
+import dev.flushless.jdbc.yugabyte.FollowerReads;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The one place that decides how each execution of one Flushless connection reaches the server ({@link Route}), and
+ * carries out every route but the plain call to pgjdbc: buffering, riding along, group commit and coalescing, with
+ * their undo and re-run as sent ({@link Attempt}). It is also the connection's {@link Session}. The JDBC facades in
+ * {@code wrapper/} translate calls into {@link #route} / {@link #run} and {@link #batch} / {@link #textBatch} and
+ * call pgjdbc themselves only for {@link Route#AS_SENT}.
+ */
+public final class Engine implements Session {
+
+    private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
+    private static volatile SqlAnalyzer sharedAnalyzer;
+
+    /** Fallback reason of a batch of one row. */
+    public static final String SINGLE_ROW = "batch of one row: nothing to coalesce";
+
+    private final Connection delegate;
+    private final FlushlessConfig config;
+    private final FlushlessStats stats = FlushlessStats.forConnection();
+    private final TableCatalog catalog = new TableCatalog();
+    private final SqlAnalyzer analyzer;
+    private final ServerFacts server;
+    private final TransactionBuffering transactions;
+    /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
+    private final FollowerReads followerReads;
+    /** pgjdbc's own {@code reWriteBatchedInserts} is on for this connection (see {@link #leftToPgjdbcRewrite}). */
+    private final boolean pgjdbcRewritesInserts;
+
+    /** Reads the server facts from {@code delegate} (nothing is sent) and, on YugabyteDB, sets up follower reads. */
+    public Engine(Connection delegate, FlushlessConfig config) throws SQLException {
+        this.delegate = delegate;
+        this.config = config;
+        this.analyzer = analyzer(config);
+        this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
+        this.server = ServerFacts.of(delegate);
+        this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
+        this.pgjdbcRewritesInserts = pgjdbcRewritesInserts(delegate);
+        if (followerReads != null && delegate.isReadOnly()) {
+            followerReads.readOnlyChanged(delegate, true);
+        }
+    }
+
+    private static boolean pgjdbcRewritesInserts(Connection delegate) {
+        try {
+            return delegate.isWrapperFor(org.postgresql.core.BaseConnection.class) && delegate
+                    .unwrap(org.postgresql.core.BaseConnection.class).getQueryExecutor().isReWriteBatchedInsertsEnabled();
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Fallback reason of an INSERT batch left to pgjdbc's own {@code reWriteBatchedInserts}, which reports
+     * {@code SUCCESS_NO_INFO} (-2) for the rows of each multi-row statement it sends.
+     */
+    public static final String PGJDBC_REWRITES = "pgjdbc's reWriteBatchedInserts rewrites it (its counts are"
+            + " SUCCESS_NO_INFO)";
+
+    /**
+     * Whether a batch of {@code rows} rows of {@code description} is left to pgjdbc: with {@code reWriteBatchedInserts}
+     * on, pgjdbc sends a batch of one {@code INSERT ... VALUES (tuple)} without RETURNING as multi-row statements and
+     * answers {@code SUCCESS_NO_INFO} (-2) for their rows; an application that set it sees those counts, so Flushless
+     * neither coalesces nor buffers such a batch (coalescing would answer exact counts of 1).
+     */
+    private boolean leftToPgjdbcRewrite(StatementDescription description, int rows, boolean keysRequested) {
+        return pgjdbcRewritesInserts && rows > 1 && !keysRequested
+                && description.kind() == StatementDescription.Kind.INSERT && description.isSingleStatement()
+                && description.tupleStart() >= 0 && !description.hasReturning();
+    }
+
+    // ---- the session ----
+
+    @Override
+    public Connection delegate() {
+        return delegate;
+    }
+
+    @Override
+    public FlushlessConfig config() {
+        return config;
+    }
+
+    @Override
+    public FlushlessStats stats() {
+        return stats;
+    }
+
+    @Override
+    public TableCatalog catalog() {
+        return catalog;
+    }
+
+    @Override
+    public SqlAnalyzer analyzer() {
+        return analyzer;
+    }
+
+    @Override
+    public ServerFacts server() {
+        return server;
+    }
+
+    /** {@code flushless.mode=transaction}'s buffer and flush points (inactive in the other modes). */
+    public TransactionBuffering transactions() {
+        return transactions;
+    }
+
+    /** Follower reads on YugabyteDB, or {@code null}. */
+    public FollowerReads followerReads() {
+        return followerReads;
+    }
+
+    /** True when this connection rewrites anything ({@code flushless.mode} is not {@code off}). */
+    public boolean rewriting() {
+        return config.mode() != FlushlessConfig.Mode.OFF;
+    }
+
+    /** The driver-wide analysis cache, sized by the first connection's {@code flushless.parseCacheSize}. */
+    private static SqlAnalyzer analyzer(FlushlessConfig config) {
+        SqlAnalyzer analyzer = sharedAnalyzer;
+        if (analyzer == null) {
+            synchronized (Engine.class) {
+                if (sharedAnalyzer == null) {
+                    sharedAnalyzer = new SqlAnalyzer(config.parseCacheSize());
+                }
+                analyzer = sharedAnalyzer;
+            }
+        }
+        return analyzer;
+    }
+
+    /** The driver-wide analysis cache, or {@code null} before the first connection (tests check its bound). */
+    public static SqlAnalyzer sharedAnalyzer() {
+        return sharedAnalyzer;
+    }
+
+    /** The session fingerprint for group commit, or {@code null} until read (and after a session change). */
+    private volatile String sessionFingerprint;
+
+    @Override
+    public String fingerprint() throws SQLException {
+        String fingerprint = sessionFingerprint;
+        if (fingerprint == null) {
+            try (Statement s = delegate.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT current_database() || '|' || current_user || '|' || session_user"
+                         + " || '|' || coalesce((SELECT string_agg(name || '=' || setting, ',' ORDER BY name)"
+                         + " FROM pg_catalog.pg_settings WHERE source NOT IN ('default', 'override', 'configuration file')"
+                         + " AND name <> 'application_name'), '')")) {
+                rs.next();
+                fingerprint = rs.getString(1);
+            }
+            sessionFingerprint = fingerprint;
+        }
+        return fingerprint;
+    }
+
+    @Override
+    public void sessionChanged() {
+        sessionFingerprint = null;
+    }
+
+    /**
+     * Whether ON CONFLICT batches take the anti-join form: {@code flushless.onConflict=antijoin}, or {@code auto} on a
+     * YugabyteDB release that does not batch ON CONFLICT itself (asked once, on YugabyteDB only).
+     */
+    boolean onConflictAntiJoin() {
+        switch (config.onConflict()) {
+            case ANTIJOIN:
+                return true;
+            case NATIVE:
+                return false;
+            default:
+                return server.autoAntiJoin(delegate);
+        }
+    }
+
+    // ---- statements as sent ----
+
+    /** Statement kinds after which the cached catalog facts may be stale (DDL, session changes, anything unknown). */
+    public static boolean invalidatesCatalog(StatementDescription.Kind kind) {
+        return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
+                || kind == StatementDescription.Kind.OTHER;
+    }
+
+    /** After DDL or a session change: the cached catalog facts and the session fingerprint are read again. */
+    public void invalidateAfter(StatementDescription.Kind kind) {
+        if (invalidatesCatalog(kind)) {
+            catalog.clear();
+            sessionChanged();
+        }
+    }
+
+    /**
+     * Before the application's {@code sql} runs on pgjdbc as sent (route {@link Route#AS_SENT}): sends what must precede
+     * it in {@code mode=transaction}, forgets catalog facts after DDL and counts it.
+     */
+    public void beforeAsSent(String sql, StatementDescription.Kind kind) throws SQLException {
+        transactions.beforeServerStatement(sql);
+        invalidateAfter(kind);
+        stats.executed(kind.isWrite());
+    }
+
+    /** After SQL that ran through a plain Statement's batch: DDL among it drops the cached catalog facts. */
+    public void afterText(String sql) {
+        invalidateAfter(SqlAnalyzer.leadingKind(sql));
+    }
+
+    // ---- single executions ----
+
+    /** A route and, for {@link Route#BUFFER} and {@link Route#GROUP}, the table the INSERT writes. */
+    public record Decision(Route route, TableInfo table) {
+        static final Decision AS_SENT = new Decision(Route.AS_SENT, null);
+        static final Decision RIDE_ALONG = new Decision(Route.RIDE_ALONG, null);
+
+        public boolean asSent() {
+            return route == Route.AS_SENT;
+        }
+    }
+
+    /**
+     * How one execution of {@code sql} reaches the server. {@code row} holds its parameters as the facade recorded them
+     * ({@code null} for a plain Statement's text, whose {@code ?} is an operator); {@code keysRequested} when the
+     * application asked for generated keys. The write buffer takes a plain INSERT inside an explicit transaction; else
+     * a write rides along with buffered writes; else a single-row autocommit INSERT is group-committed; else it runs as
+     * sent.
+     */
+    public Decision route(String sql, StatementDescription.Kind kind, Bind[] row, boolean keysRequested)
+            throws SQLException {
+        if (keysRequested) {
+            return Decision.AS_SENT;
+        }
+        if (transactions.active()) {
+            if (kind == StatementDescription.Kind.INSERT) {
+                TableInfo table = transactions.bufferableTable(analyzer.describe(sql),
+                        List.<Bind[]>of(row == null ? new Bind[0] : row), row == null);
+                if (table != null) {
+                    return new Decision(Route.BUFFER, table);
+                }
+            }
+            if (transactions.rideable(sql, row)) {
+                return Decision.RIDE_ALONG;
+            }
+        }
+        if (row != null && config.groupCommit() && kind == StatementDescription.Kind.INSERT && transactions.getAutoCommit()
+                && delegate.getAutoCommit()) {
+            TableInfo table = transactions.singleRowInsertTable(analyzer.describe(sql), row);
+            if (table != null) {
+                return new Decision(Route.GROUP, table);
+            }
+        }
+        return Decision.AS_SENT;
+    }
+
+    /**
+     * Carries out {@code decision} (not {@link Route#AS_SENT}) for one execution and returns its update count.
+     *
+     * @param asSent the application's own statement, for group commit (a group of one, or a failed group)
+     */
+    public long run(Decision decision, String sql, Bind[] row, int queryTimeoutSeconds, Attempt.AsSent<Long> asSent)
+            throws SQLException {
+        Bind[] kept = row == null ? new Bind[0] : row.clone();
+        switch (decision.route()) {
+            case BUFFER:
+                transactions.buffer(analyzer.describe(sql), decision.table(), List.<Bind[]>of(kept), row == null, false);
+                return 1;
+            case RIDE_ALONG:
+                return transactions.rideAlong(sql, row == null ? null : kept, queryTimeoutSeconds, false);
+            case GROUP: {
+                GroupCommit.Member me = new GroupCommit.Member(this, analyzer.describe(sql), decision.table(), kept,
+                        queryTimeoutSeconds);
+                return GroupCommit.run(groupCommitLane(sql), me, config.groupCommitMaxRows(),
+                        GroupCommit.nanos(config.groupCommitMaxDelayMicros()), () -> {
+                            stats.executed(true);
+                            return asSent.run();
+                        });
+            }
+            default:
+                throw new IllegalArgumentException("not carried out by the engine: " + decision.route());
+        }
+    }
+
+    /** Group-commit lanes by SQL text for one session fingerprint (replaced when the fingerprint changes). */
+    private record Lanes(String fingerprint, ConcurrentHashMap<String, GroupCommit.Lane> bySql) {
+    }
+
+    private volatile Lanes lanes;
+
+    /**
+     * The group-commit lane of {@code sql} under this connection's session fingerprint, kept per connection so that an
+     * execution does not build and hash the fingerprint-and-SQL key (a few hundred characters) again.
+     */
+    private GroupCommit.Lane groupCommitLane(String sql) throws SQLException {
+        String fingerprint = fingerprint();
+        Lanes current = lanes;
+        if (current == null || current.fingerprint() != fingerprint || current.bySql().size() >= 256) {
+            current = new Lanes(fingerprint, new ConcurrentHashMap<>());
+            lanes = current;
+        }
+        GroupCommit.Lane lane = current.bySql().get(sql);
+        if (lane == null) {
+            lane = GroupCommit.lane(fingerprint + '\u0000' + sql);
+            current.bySql().put(sql, lane);
+        }
+        return lane;
+    }
+
+    // ---- PreparedStatement batches ----
+
+    /** A PreparedStatement batch the facade recorded: its statement, and how it runs as the application sent it. */
+    public interface RecordedBatch {
+        String sql();
+
+        StatementDescription description();
+
+        /** Generated-key columns the application asked for ({@code {"*"}} for all), or {@code null}. */
+        String[] keyColumns();
+
+        int queryTimeoutSeconds() throws SQLException;
+
+        /** Hands {@code rows} to pgjdbc's own batch, as the application's calls would have, and runs it. */
+        long[] runAsSent(List<Bind[]> rows) throws SQLException;
+    }
+
+    /** A batch's counts, and for a coalesced batch that returned rows (generated keys) the executor's outcome. */
+    public record BatchResult(Route route, long[] counts, BatchExecutor.Outcome outcome) {
+    }
+
+    /**
+     * Runs the recorded {@code rows} of {@code batch}: buffered, ridden along, coalesced, or as sent.
+     */
+    public BatchResult batch(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
+        String sql = batch.sql();
+        StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
+        boolean keys = batch.keyColumns() != null;
+        if (kind == StatementDescription.Kind.INSERT && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
+            stats.fallback(PGJDBC_REWRITES, rows.size());
+            transactions.beforeServerStatement(sql);
+            return asSent(batch, rows);
+        }
+        if (kind == StatementDescription.Kind.INSERT && !keys && transactions.active()
+                && transactions.tryBuffer(batch.description(), rows, false, true)) {
+            long[] counts = new long[rows.size()];
+            Arrays.fill(counts, 1);
+            return new BatchResult(Route.BUFFER, counts, null);
+        }
+        if (rows.size() == 1 && !keys && transactions.active() && transactions.rideable(sql, rows.get(0))) {
+            long count = transactions.rideAlong(sql, rows.get(0), batch.queryTimeoutSeconds(), true);
+            return new BatchResult(Route.RIDE_ALONG, new long[] {count}, null);
+        }
+        if (rows.size() == 1) {
+            transactions.beforeServerStatement(sql);
+            // Nothing to coalesce: pgjdbc's own single execution is already one statement.
+            stats.fallback(SINGLE_ROW, 1);
+            return asSent(batch, rows);
+        }
+        StatementDescription description = batch.description();
+        SessionFacts session = sessionFacts();
+        BatchPlan plan = plan(batch, description, rows, session,
+                description.onConflict() != StatementDescription.OnConflict.NONE && onConflictAntiJoin());
+        if (plan.isFallback()) {
+            stats.fallback(plan.fallbackReason(), rows.size());
+            transactions.beforeServerStatement(sql);
+            return asSent(batch, rows);
+        }
+        if (plan.note() != null) {
+            stats.noted(plan.note(), rows.size());
+        }
+        return coalesce(batch, description, plan, rows, session);
+    }
+
+    /**
+     * Before a PreparedStatement batch the facade did not record (not rewriting, recording stopped, or a closed
+     * statement) runs on pgjdbc: sends what must precede it in {@code mode=transaction} and counts its {@code rows} as
+     * run as sent for {@code reason}.
+     */
+    public void beforeUnrecordedBatch(String sql, String reason, int rows, boolean open) throws SQLException {
+        if (rows > 0 && open) {
+            transactions.beforeServerStatement(sql);
+        }
+        stats.fallback(reason, rows);
+    }
+
+    /** The same for a plain Statement's batch whose texts went to pgjdbc's own batch. */
+    public void beforeUnkeptTextBatch(int texts, boolean open) throws SQLException {
+        if (texts > 0 && open) {
+            transactions.beforeConnectionCall("a Statement batch", true);
+        }
+        stats.fallback(null, texts);
+    }
+
+    private BatchResult asSent(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
+        return new BatchResult(Route.AS_SENT, batch.runAsSent(rows), null);
+    }
+
+    /** The plan of a coalescable batch, or a fallback plan saying why it runs as sent. */
+    private BatchPlan plan(RecordedBatch batch, StatementDescription description, List<Bind[]> rows,
+            SessionFacts session, boolean antiJoin) throws SQLException {
+        if (!description.isCoalescable()) {
+            return new BatchPlan(null, List.of(), description.fallbackReason());
+        }
+        TableInfo table;
+        try {
+            table = catalog.lookup(delegate, description.targetTable());
+        } catch (SQLException e) {
+            return new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+        }
+        String[] keyColumns = batch.keyColumns();
+        String returningSuffix = keyColumns == null ? null
+                : description.hasReturning() ? "" : session.returningSuffix(keyColumns);
+        ConflictFacts facts = null;
+        boolean onConflict = description.onConflict() != StatementDescription.OnConflict.NONE;
+        if (antiJoin && onConflict && table.kindProblem() == null) {
+            try {
+                facts = catalog.conflictFacts(delegate, table);
+            } catch (SQLException e) {
+                facts = null; // the planner says why the anti-join form is not used
+            }
+        }
+        BatchPlanner.Settings settings = BatchPlanner.Settings.of(config, session);
+        return BatchPlanner.plan(description, rows, table, returningSuffix,
+                antiJoin && onConflict ? settings.withAntiJoin(facts) : settings);
+    }
+
+    /** Runs {@code plan} coalesced, with the buffered writes riding ahead of it; undone, it runs as sent. */
+    private BatchResult coalesce(RecordedBatch batch, StatementDescription description, BatchPlan plan,
+            List<Bind[]> rows, SessionFacts session) throws SQLException {
+        // mode=transaction: buffered writes ride ahead of the batch, in its round trip
+        TransactionBuffering.Ride ride = transactions.takeRide();
+        int timeout = batch.queryTimeoutSeconds();
+        return Attempt.run(this, () -> {
+            long start = System.nanoTime();
+            BatchExecutor.Outcome outcome;
+            try {
+                outcome = BatchExecutor.run(delegate, ride == null ? plan : ride.prepend(plan), rows,
+                        description.parameterCount(), timeout);
+            } catch (SQLException e) {
+                throw BatchExecutor.asBatchFailure(e, rows.size()); // a lost connection, as pgjdbc reports it for a batch
+            }
+            if (ride != null) {
+                transactions.rideSent(ride);
+            }
+            coalesced(plan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
+            return new BatchResult(Route.COALESCE, outcome.counts(), outcome);
+        }, undone -> {
+            if (ride != null) {
+                transactions.rideUndone(ride, undone);
+            }
+            if (plan.isAntiJoin() && AntiJoinRace.UNIQUE_VIOLATION.equals(undone.sqlCause().getSQLState())) {
+                return new AntiJoinRace(this, batch, description, rows, session).afterUniqueViolation(undone);
+            }
+            return Attempt.reRunAsSent(this, rows.size(), () -> asSent(batch, rows)).afterUndo(undone);
+        });
+    }
+
+    /** The native ON CONFLICT plan of an anti-join batch (for {@link AntiJoinRace}). */
+    BatchPlan nativePlan(RecordedBatch batch, StatementDescription description, List<Bind[]> rows, SessionFacts session)
+            throws SQLException {
+        return plan(batch, description, rows, session, false);
+    }
+
+    /**
+     * Counts a coalesced batch and logs it at DEBUG: the application's SQL, the first rewritten statement and the row
+     * count (never bound values).
+     */
+    void coalesced(BatchPlan plan, int rows, BatchExecutor.Outcome outcome, long nanos, String applicationSql) {
+        stats.rewrite(plan.rewriteKind(), rows, plan.statements().size(), outcome.statementsSent(), outcome.roundTrips(),
+                nanos, plan.estimatedFlushes(server.flushModel()));
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
+                    + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
+                    + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
+        }
+    }
+
+    // ---- Statement batches (SQL texts) ----
+
+    /** A plain Statement's batch of SQL texts: how it runs as the application sent it. */
+    public interface TextBatch {
+        /** Hands the texts to pgjdbc's own batch and runs it. */
+        long[] runAsSent(List<String> texts) throws SQLException;
+
+        int queryTimeoutSeconds() throws SQLException;
+    }
+
+    /**
+     * Runs a plain Statement's batch of {@code texts}: buffered when every text is a bufferable INSERT
+     * ({@code mode=transaction}), else as CTE chains ({@link StatementBatchPlanner}), else as sent.
+     */
+    public BatchResult textBatch(TextBatch batch, List<String> texts) throws SQLException {
+        if (transactions.active()) {
+            texts.forEach(transactions::noteText);
+            long[] counts = bufferTexts(texts);
+            if (counts != null) {
+                return new BatchResult(Route.BUFFER, counts, null);
+            }
+            transactions.beforeConnectionCall("a Statement batch", true);
+        }
+        if (texts.size() == 1) {
+            stats.fallback(SINGLE_ROW, 1);
+            try {
+                return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
+            } finally {
+                afterText(texts.get(0));
+            }
+        }
+        try {
+            List<StatementDescription> members = new ArrayList<>(texts.size());
+            for (String text : texts) {
+                members.add(analyzer.describe(text));
+            }
+            BatchPlan plan;
+            try {
+                plan = StatementBatchPlanner.plan(members, table -> catalog.lookup(delegate, table),
+                        BatchPlanner.Settings.of(config, sessionFacts()));
+            } catch (SQLException e) {
+                plan = new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+            }
+            if (plan.isFallback()) {
+                stats.fallback(plan.fallbackReason(), texts.size());
+                return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
+            }
+            BatchPlan chained = plan;
+            int timeout = batch.queryTimeoutSeconds();
+            return Attempt.run(this, () -> {
+                long start = System.nanoTime();
+                BatchExecutor.Outcome outcome;
+                try {
+                    outcome = BatchExecutor.runStatements(delegate, chained, texts.size(), timeout);
+                } catch (SQLException e) {
+                    throw BatchExecutor.asBatchFailure(e, texts.size()); // a lost connection, as pgjdbc reports it
+                }
+                coalesced(chained, texts.size(), outcome, System.nanoTime() - start, texts.get(0));
+                return new BatchResult(Route.COALESCE, outcome.counts(), null);
+            }, Attempt.reRunAsSent(this, texts.size(), () -> new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null)));
+        } finally {
+            for (String text : texts) {
+                afterText(text);
+            }
+        }
+    }
+
+    /** {@code mode=transaction}: buffers the texts when every one is a bufferable INSERT; else {@code null}. */
+    private long[] bufferTexts(List<String> texts) throws SQLException {
+        List<StatementDescription> members = new ArrayList<>(texts.size());
+        List<TableInfo> tables = new ArrayList<>(texts.size());
+        List<Bind[]> noParameters = List.<Bind[]>of(new Bind[0]);
+        for (String text : texts) {
+            if (SqlAnalyzer.leadingKind(text) != StatementDescription.Kind.INSERT) {
+                return null;
+            }
+            StatementDescription member = analyzer.describe(text);
+            TableInfo table = transactions.bufferableTable(member, noParameters, true);
+            if (table == null) {
+                return null;
+            }
+            members.add(member);
+            tables.add(table);
+        }
+        for (int i = 0; i < members.size(); i++) {
+            transactions.buffer(members.get(i), tables.get(i), noParameters, true, true);
+        }
+        long[] counts = new long[texts.size()];
+        Arrays.fill(counts, 1);
+        return counts;
+    }
+}

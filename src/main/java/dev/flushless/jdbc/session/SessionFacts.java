@@ -1,0 +1,57 @@
+package dev.flushless.jdbc.session;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.postgresql.core.BaseConnection;
+
+/**
+ * Settings of the pgjdbc connection that change what pgjdbc sends for a parameter ({@code stringtype},
+ * binary transfer of dates and floats) or how SQL text must be read ({@code standard_conforming_strings}).
+ * When the delegate is not pgjdbc these facts are unknown and rewrites that depend on them are not applied.
+ */
+public record SessionFacts(boolean known, boolean stringVarchar, boolean binaryFloat4, boolean binaryDate,
+        boolean standardConformingStrings, boolean quoteReturningIdentifiers) {
+
+    /** Facts for a connection that is not pgjdbc: nothing is assumed. */
+    public static final SessionFacts UNKNOWN = new SessionFacts(false, true, false, false, true, true);
+
+    /**
+     * The text pgjdbc appends to a statement prepared for generated keys ({@code RETURN_GENERATED_KEYS} is
+     * {@code {"*"}}), as its {@code Parser.addReturning} writes it, or {@code null} for none.
+     */
+    public String returningSuffix(String[] columns) throws SQLException {
+        if (columns == null || columns.length == 0) {
+            return null;
+        }
+        StringBuilder suffix = new StringBuilder("\nRETURNING ");
+        if (columns.length == 1 && columns[0].charAt(0) == '*') {
+            return suffix.append('*').toString();
+        }
+        for (int i = 0; i < columns.length; i++) {
+            if (i > 0) {
+                suffix.append(", ");
+            }
+            if (quoteReturningIdentifiers) {
+                org.postgresql.core.Utils.escapeIdentifier(suffix, columns[i]);
+            } else {
+                suffix.append(columns[i]);
+            }
+        }
+        return suffix.toString();
+    }
+
+    /** Reads the facts from the pgjdbc connection underneath {@code connection}. */
+    public static SessionFacts of(Connection connection) {
+        try {
+            if (!connection.isWrapperFor(BaseConnection.class)) {
+                return UNKNOWN;
+            }
+            BaseConnection pg = connection.unwrap(BaseConnection.class);
+            return new SessionFacts(true, pg.getStringVarcharFlag(), pg.binaryTransferSend(org.postgresql.core.Oid.FLOAT4),
+                    pg.binaryTransferSend(org.postgresql.core.Oid.DATE), pg.getStandardConformingStrings(),
+                    pg.getQueryExecutor().getQuoteReturningIdentifiers());
+        } catch (SQLException | RuntimeException e) {
+            return UNKNOWN;
+        }
+    }
+}

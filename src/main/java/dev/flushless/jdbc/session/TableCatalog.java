@@ -1,0 +1,480 @@
+package dev.flushless.jdbc.session;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one connection knows about the tables its batches write: whether a table is a plain table without
+ * triggers, rules or row-level security (a "barrier" otherwise), and its columns' types. Read from the
+ * catalog once per table and cached for the connection; {@link #clear()} drops it after DDL or a session
+ * change (e.g. {@code search_path}) through the connection.
+ *
+ * <p>Why barriers: a trigger, rule or row-level security policy can skip or redirect rows and read or write
+ * other tables, so a statement's effect is no longer the sum of its rows' effects (a BEFORE trigger that
+ * returns NULL makes the row count 0; a rule can turn an INSERT into something else). Tables referenced by
+ * foreign keys with cascading actions are noted too: changing them writes the referencing tables.
+ */
+public final class TableCatalog {
+
+    /**
+     * One column: its type OID, its type as PostgreSQL spells it without a modifier, its collation, and for
+     * {@code varchar(n)}/{@code char(n)} its length limit n ({@code -1}: none or not known).
+     */
+    public record ColumnInfo(String name, int typeOid, String typeName, boolean deterministic, int maxLength) {
+        public ColumnInfo(String name, int typeOid, String typeName, boolean deterministic) {
+            this(name, typeOid, typeName, deterministic, -1);
+        }
+    }
+
+    /**
+     * One table. {@code kindProblem} says why it is not a plain table (view, foreign table, missing), and
+     * {@code userCode} names the triggers, rules or row-level security it has; both {@code null} for a plain
+     * table. {@code family} is the table and its inheritance children or partitions; {@code drawsFromSequences}
+     * is true when an INSERT may draw from a sequence (an identity column, or a default that calls a function
+     * other than a few clock and UUID built-ins): then {@code nextval}, {@code currval} and {@code lastval} depend
+     * on whether a buffered INSERT into it ran before them.
+     */
+    public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
+            Map<String, ColumnInfo> columns, long[] family, boolean drawsFromSequences, List<UniqueKey> uniqueKeys,
+            String uniquenessNotModelled, long[] reach, List<ForeignKey> references, List<ForeignKey> referencedBy) {
+
+        /** A table without foreign keys either way (tests and the explain tool's offline catalog). */
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+                long[] family, boolean drawsFromSequences, List<UniqueKey> uniqueKeys, String uniquenessNotModelled) {
+            this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, uniqueKeys,
+                    uniquenessNotModelled, family, List.of(), List.of());
+        }
+
+        /** A table known only by its columns (the explain tool's offline catalog). */
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
+            this(oid, kindProblem, userCode, cascades, columns, new long[] {oid}, true);
+        }
+
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+                long[] family) {
+            this(oid, kindProblem, userCode, cascades, columns, family, true);
+        }
+
+        /** A table without unique indexes (tests and the explain tool's offline catalog). */
+        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+                long[] family, boolean drawsFromSequences) {
+            this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, List.of(), null);
+        }
+
+        /**
+         * True when rows matched by {@code column = value} on every one of {@code columns} are at most one: the columns
+         * cover an enforced unique key (valid, not partial, not deferrable, which could hold duplicates until commit) of
+         * a table without inheritance children or partitions.
+         */
+        public boolean atMostOneRow(java.util.Collection<String> columns) {
+            if (family.length != 1) {
+                return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not cover
+            }
+            for (UniqueKey key : uniqueKeys) {
+                if (key.enforced() && columns.containsAll(key.columns())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The unique keys that contain one of {@code columns} (e.g. the columns an UPDATE sets). */
+        public List<UniqueKey> uniqueKeysTouching(java.util.Collection<String> columns) {
+            List<UniqueKey> touched = new ArrayList<>();
+            for (UniqueKey key : uniqueKeys) {
+                if (key.columns().stream().anyMatch(columns::contains)) {
+                    touched.add(key);
+                }
+            }
+            return touched;
+        }
+
+        /**
+         * True when reading one of the tables may see rows written into the other: PostgreSQL's reads of a
+         * parent table include its inheritance children and partitions, and an INSERT into a partitioned
+         * table lands in a partition, so two tables overlap when their families (the table and every
+         * descendant) share a member.
+         */
+        public boolean overlaps(TableInfo other) {
+            for (long a : family) {
+                for (long b : other.family) {
+                    if (a == b) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        public ColumnInfo column(String name) {
+            return columns.get(name);
+        }
+
+        /**
+         * True when a write to {@code other} can change which rows the table {@code oid} holds: {@code oid} is one of
+         * {@code other}'s family or an ancestor of one ({@link #reach}), since reads of a table include its children.
+         */
+        public boolean writesReach(long oid) {
+            for (long r : reach) {
+                if (r == oid) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * True when a foreign key of this table references the table itself (or a relative it writes into): its rows
+         * may reference rows of the same batch, which PostgreSQL checks after each statement, so the order of the rows
+         * decides whether bare pgjdbc's per-row statements fail.
+         */
+        public boolean selfReferencing() {
+            for (ForeignKey fk : references) {
+                if (writesReach(fk.otherTable())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** True when a foreign key of another table (or this one) references {@code column} of this table. */
+        public boolean referencedColumn(String column) {
+            for (ForeignKey fk : referencedBy) {
+                if (fk.columns().contains(column)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * Why an INSERT into the table must run as sent, or {@code null}: a {@link #barrier}, or, with
+         * {@code flushless.exactSequences=true}, ids drawn from a sequence (a failed coalesced attempt would have
+         * drawn them before it is undone, and PostgreSQL cannot give them back).
+         */
+        public String insertBarrier(boolean trustTriggers, boolean exactSequences) {
+            String barrier = barrier(trustTriggers);
+            if (barrier == null && exactSequences && drawsFromSequences) {
+                return EXACT_SEQUENCES_REASON;
+            }
+            return barrier;
+        }
+
+        /** Why the table is a barrier, or {@code null}; {@code trustTriggers} ignores triggers, rules and RLS. */
+        public String barrier(boolean trustTriggers) {
+            return kindProblem != null ? kindProblem : trustTriggers ? null : userCode;
+        }
+    }
+
+    /**
+     * A unique index or unique constraint on plain columns (its key columns, folded names), whether it treats
+     * NULLs as equal ({@code NULLS NOT DISTINCT}, PostgreSQL 15+), and whether it guarantees that no two rows share
+     * a key at any time ({@code enforced}: valid, not partial, checked immediately). A partial index is still listed:
+     * for the order of unique checks, treating it as covering every row only makes the driver more careful.
+     */
+    public record UniqueKey(List<String> columns, boolean nullsNotDistinct, boolean enforced) {
+    }
+
+
+    /**
+     * One foreign key seen from this table: {@code columns} are this table's side (the referencing columns of a key
+     * in {@link TableInfo#references}, the referenced ones of a key in {@link TableInfo#referencedBy}),
+     * {@code otherColumns} the other side's in the same order, {@code otherTable} the other side's oid.
+     */
+    public record ForeignKey(long otherTable, List<String> columns, List<String> otherColumns) {
+    }
+
+    /** Why an INSERT that draws ids from a sequence runs as sent with {@code flushless.exactSequences=true}. */
+    public static final String EXACT_SEQUENCES_REASON = "table draws ids from a sequence and flushless.exactSequences=true";
+
+    /**
+     * Whether the default expression of the {@code pg_attrdef} row {@code ad} draws from a sequence: it calls a function
+     * (explicitly, or in SQL syntax such as {@code EXTRACT}) other than a few clock and UUID built-ins, or uses a
+     * function or operator from outside {@code pg_catalog} anywhere (even as a cast). Read from the stored expression
+     * tree ({@code adbin}) as text, never through {@code pg_get_expr}: deparsing opens, and so locks, the relation the
+     * expression belongs to, and a lookup that scans the defaults of other tables would then wait for any session
+     * holding an exclusive lock on one of them (a migration's open {@code ALTER TABLE}), where bare pgjdbc's INSERT
+     * waits for nothing (lock neutrality, docs/semantics.md). The patterns use no backslash (the text must mean the
+     * same with {@code standard_conforming_strings} off) and no question mark (pgjdbc would take it for a parameter).
+     * {@code funcformat} 0 is an explicit call and 3 SQL syntax (PostgreSQL 14+); 1 and 2 are casts.
+     */
+    private static final String DRAWS_FROM_SEQUENCE = "(EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(ad.adbin::text,"
+            + " '[{]FUNCEXPR :funcid ([0-9]+) [^{}]*:funcformat ([0-9]+)', 'g') f(m)"
+            + " JOIN pg_catalog.pg_proc p ON p.oid = f.m[1]::oid"
+            + " WHERE p.proname NOT IN ('now', 'clock_timestamp', 'statement_timestamp', 'transaction_timestamp',"
+            + " 'timeofday', 'gen_random_uuid', 'uuid_generate_v4')"
+            + " AND (f.m[2] IN ('0', '3') OR p.pronamespace <> 'pg_catalog'::regnamespace))"
+            + " OR EXISTS (SELECT 1 FROM pg_catalog.regexp_matches(ad.adbin::text,"
+            + " '[{](OPEXPR|DISTINCTEXPR|NULLIFEXPR|SCALARARRAYOPEXPR) :opno ([0-9]+)', 'g') o(m)"
+            + " JOIN pg_catalog.pg_operator op ON op.oid = o.m[2]::oid"
+            + " WHERE op.oprnamespace <> 'pg_catalog'::regnamespace))";
+
+    /** A foreign key's columns as names, {@code side} 'con' (referencing) or 'conf' (referenced), U+001F before each. */
+    private static String keyNames(String side) {
+        return "(SELECT string_agg(chr(31) || ka.attname, '' ORDER BY k.n) FROM unnest(fk." + side + "key::int2[])"
+                + " WITH ORDINALITY k(attnum, n) JOIN pg_catalog.pg_attribute ka ON ka.attrelid = fk." + side + "relid"
+                + " AND ka.attnum = k.attnum)";
+    }
+
+    private static final String LOOKUP = "WITH RECURSIVE target AS (SELECT to_regclass(?) AS oid),"
+            + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"
+            + "   UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN tree ON i.inhparent = tree.relid),"
+            + " up(relid) AS (SELECT relid FROM tree"
+            + "   UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid)"
+            + " SELECT c.oid::bigint, c.relkind::text,"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN"
+            + "          (SELECT relid FROM tree) AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_trigger tg WHERE tg.tgrelid IN (SELECT relid FROM tree)"
+            + "          AND NOT tg.tgisinternal),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "          AND pc.relhasrules),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "          AND pc.relrowsecurity),"
+            + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
+            // collisdeterministic is PostgreSQL 12+ (YugabyteDB releases based on PostgreSQL 11 lack it: all deterministic)
+            + "  coalesce((SELECT (to_jsonb(co) ->> 'collisdeterministic')::boolean FROM pg_catalog.pg_collation co"
+            + "            WHERE co.oid = a.attcollation), true),"
+            + "  (SELECT array_agg(relid::bigint) FROM tree),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_attribute ia WHERE ia.attrelid IN (SELECT relid FROM tree)"
+            + "          AND ia.attnum > 0 AND NOT ia.attisdropped AND ia.attidentity <> '')"
+            + "  OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid IN (SELECT relid FROM tree)"
+            + "          AND " + DRAWS_FROM_SEQUENCE + "),"
+            + "  a.atttypmod,"
+            // unique indexes on plain columns of the table and its descendants: 'N' (NULLS NOT DISTINCT) or 'D', 'E'
+            // (enforced on the table itself: valid, not partial, immediate) or '-', then the key columns' names,
+            // each after a U+001F
+            + "  ARRAY(SELECT DISTINCT CASE WHEN coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)"
+            + "        THEN 'N' ELSE 'D' END || CASE WHEN i.indisvalid AND i.indimmediate AND i.indpred IS NULL"
+            + "        AND i.indrelid = c.oid THEN 'E' ELSE '-' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
+            + "          FROM unnest((i.indkey::int2[])[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)"
+            + "          JOIN pg_catalog.pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = k.attnum)"
+            + "        FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree) AND i.indisunique"
+            + "        AND i.indexprs IS NULL),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree)"
+            + "          AND i.indisunique AND i.indexprs IS NOT NULL),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint x WHERE x.conrelid IN (SELECT relid FROM tree)"
+            + "          AND x.contype = 'x'),"
+            // the tables whose rows a write to this one can change (its family and their ancestors), then its foreign
+            // keys each way: the other table's oid, U+001E, this side's columns, U+001E, the other side's
+            + "  (SELECT array_agg(relid::bigint) FROM up),"
+            + "  ARRAY(SELECT fk.confrelid::bigint || chr(30) || " + keyNames("con") + " || chr(30) || " + keyNames("conf")
+            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.conrelid IN (SELECT relid FROM tree)),"
+            + "  ARRAY(SELECT fk.conrelid::bigint || chr(30) || " + keyNames("conf") + " || chr(30) || " + keyNames("con")
+            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN (SELECT relid FROM tree))"
+            + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
+            + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
+            + " ORDER BY a.attnum";
+
+
+    /** Columns and table facts for {@link ConflictFacts} (catalog columns of later releases read through to_jsonb). */
+    private static final String CONFLICT_COLUMNS = "SELECT c.relkind::text,"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.oid),"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_constraint k WHERE k.conrelid = c.oid AND k.contype = 'c'),"
+            + " a.attname, a.atttypmod, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef,"
+            + " coalesce(to_jsonb(a) ->> 'attgenerated', '') <> '',"
+            + " a.attidentity <> '' OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid = c.oid"
+            + "   AND ad.adnum = a.attnum AND " + DRAWS_FROM_SEQUENCE + "),"
+            + " EXISTS (SELECT 1 FROM pg_catalog.pg_type t WHERE t.oid = a.atttypid AND t.typtype = 'd' AND t.typtypmod >= 0)"
+            + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0"
+            + " AND NOT a.attisdropped WHERE c.oid = CAST(? AS bigint)::oid ORDER BY a.attnum";
+
+    /** The table's unique indexes for {@link ConflictFacts}. */
+    private static final String CONFLICT_INDEXES = "SELECT ic.relname, i.indimmediate, i.indisvalid,"
+            + " i.indpred IS NOT NULL, i.indexprs IS NOT NULL,"
+            + " coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false),"
+            + " ARRAY(SELECT a.attname::text FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n)"
+            + "   LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
+            + "   WHERE k.n <= i.indnkeyatts ORDER BY k.n),"
+            + " NOT EXISTS (SELECT 1 FROM unnest(i.indcollation::oid[]) u(coll) JOIN pg_catalog.pg_collation co"
+            + "   ON co.oid = u.coll WHERE NOT coalesce((to_jsonb(co) ->> 'collisdeterministic')::boolean, true)),"
+            + " NOT EXISTS (SELECT 1 FROM unnest(i.indclass::oid[]) u(cls) JOIN pg_catalog.pg_opclass oc"
+            + "   ON oc.oid = u.cls WHERE NOT oc.opcdefault)"
+            + " FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid"
+            + " WHERE i.indrelid = CAST(? AS bigint)::oid AND i.indisunique ORDER BY ic.relname";
+
+    private final Map<String, TableInfo> tables = new ConcurrentHashMap<>();
+    private final Map<Long, ConflictFacts> conflictFacts = new ConcurrentHashMap<>();
+
+    /**
+     * The facts about {@code table} (as written in the SQL), read through {@code connection} when not cached.
+     *
+     * @throws SQLException when the catalog cannot be read (e.g. in an aborted transaction)
+     */
+    public TableInfo lookup(Connection connection, String table) throws SQLException {
+        TableInfo info = tables.get(table);
+        if (info == null) {
+            info = read(connection, table);
+            tables.put(table, info);
+        }
+        return info;
+    }
+
+    public boolean isEmpty() {
+        return tables.isEmpty();
+    }
+
+    /**
+     * The facts the anti-join form of ON CONFLICT needs about {@code table} (found by {@link #lookup}), read
+     * through {@code connection} when not cached.
+     *
+     * @throws SQLException when the catalog cannot be read
+     */
+    public ConflictFacts conflictFacts(Connection connection, TableInfo table) throws SQLException {
+        ConflictFacts facts = conflictFacts.get(table.oid());
+        if (facts == null) {
+            facts = readConflictFacts(connection, table.oid());
+            conflictFacts.put(table.oid(), facts);
+        }
+        return facts;
+    }
+
+    /** Both conflict-fact queries, in one round trip (see {@link CatalogQuery} for the locks they do not hold). */
+    private static ConflictFacts readConflictFacts(Connection connection, long oid) throws SQLException {
+        String[] relkind = {null};
+        boolean[] parentAndChecks = new boolean[2];
+        Map<String, ConflictFacts.ColumnFacts> columns = new LinkedHashMap<>();
+        List<ConflictFacts.UniqueIndex> indexes = new ArrayList<>();
+        CatalogQuery.run(connection, List.of(new CatalogQuery.Part(CONFLICT_COLUMNS, oid, rs -> {
+            while (rs.next()) {
+                relkind[0] = rs.getString(1);
+                parentAndChecks[0] = rs.getBoolean(2);
+                parentAndChecks[1] = rs.getBoolean(3);
+                String name = rs.getString(4);
+                columns.put(name, new ConflictFacts.ColumnFacts(name, rs.getInt(5), rs.getString(6), rs.getBoolean(7),
+                        rs.getBoolean(8), rs.getBoolean(9), rs.getBoolean(10), rs.getBoolean(11)));
+            }
+        }), new CatalogQuery.Part(CONFLICT_INDEXES, oid, rs -> {
+            while (rs.next()) {
+                List<String> names = new ArrayList<>();
+                java.sql.Array array = rs.getArray(7);
+                if (array != null) {
+                    for (Object name : (Object[]) array.getArray()) {
+                        names.add((String) name);
+                    }
+                }
+                indexes.add(new ConflictFacts.UniqueIndex(rs.getString(1), java.util.Collections.unmodifiableList(names),
+                        rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6),
+                        rs.getBoolean(8), rs.getBoolean(9)));
+            }
+        })));
+        return new ConflictFacts(relkind[0] == null ? "?" : relkind[0], parentAndChecks[0], parentAndChecks[1],
+                Map.copyOf(columns), List.copyOf(indexes));
+    }
+
+    /** Forgets everything (after DDL or a session change through the connection). */
+    public void clear() {
+        tables.clear();
+        conflictFacts.clear();
+    }
+
+    /** Reads one table's facts (see {@link CatalogQuery} for the locks the lookup does not take or hold). */
+    private static TableInfo read(Connection connection, String table) throws SQLException {
+        LookupRows rows = new LookupRows();
+        CatalogQuery.run(connection, List.of(new CatalogQuery.Part(LOOKUP, table, rows::read)));
+        return rows.info();
+    }
+
+    /** The rows of {@link #LOOKUP}: table facts on every row, one row per column. */
+    private static final class LookupRows {
+        private final Map<String, ColumnInfo> columns = new LinkedHashMap<>();
+        private String kindProblem = "table not found";
+        private String userCode;
+        private long oid;
+        private boolean cascades;
+        private long[] family = new long[0];
+        private boolean drawsFromSequences = true;
+        private String[] uniqueIndexes = new String[0];
+        private String uniquenessNotModelled;
+        private long[] reach = new long[0];
+        private List<ForeignKey> references = List.of();
+        private List<ForeignKey> referencedBy = List.of();
+
+        private static List<ForeignKey> foreignKeys(java.sql.Array array) throws SQLException {
+            if (array == null) {
+                return List.of();
+            }
+            List<ForeignKey> keys = new ArrayList<>();
+            for (Object entry : (Object[]) array.getArray()) {
+                if (entry == null) {
+                    throw new SQLException("Flushless could not read a foreign key's columns from the catalog",
+                            org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState());
+                }
+                String[] parts = ((String) entry).split("\u001e", -1);
+                keys.add(new ForeignKey(Long.parseLong(parts[0]), names(parts[1]), names(parts[2])));
+            }
+            return List.copyOf(keys);
+        }
+
+        private static List<String> names(String joined) {
+            return joined.isEmpty() ? List.of() : List.of(joined.substring(1).split("\u001f", -1));
+        }
+
+        void read(ResultSet rs) throws SQLException {
+            boolean first = true;
+            while (rs.next()) {
+                if (first) {
+                    oid = rs.getLong(1);
+                    cascades = rs.getBoolean(3);
+                    String relkind = rs.getString(2);
+                    kindProblem = "r".equals(relkind) || "p".equals(relkind) ? null
+                            : "target is not a plain table (relkind " + relkind + ")";
+                    userCode = rs.getBoolean(4) ? "table has user triggers" : rs.getBoolean(5) ? "table has rules"
+                            : rs.getBoolean(6) ? "table has row-level security" : null;
+                    java.sql.Array members = rs.getArray(11);
+                    if (members != null) {
+                        Object[] oids = (Object[]) members.getArray();
+                        family = new long[oids.length];
+                        for (int i = 0; i < oids.length; i++) {
+                            family[i] = ((Number) oids[i]).longValue();
+                        }
+                    }
+                    drawsFromSequences = rs.getBoolean(12);
+                    java.sql.Array unique = rs.getArray(14);
+                    if (unique != null) {
+                        Object[] entries = (Object[]) unique.getArray();
+                        uniqueIndexes = java.util.Arrays.copyOf(entries, entries.length, String[].class);
+                    }
+                    uniquenessNotModelled = rs.getBoolean(15)
+                            ? "table has a unique index on an expression"
+                            : rs.getBoolean(16) ? "table has an exclusion constraint" : null;
+                    java.sql.Array up = rs.getArray(17);
+                    if (up != null) {
+                        Object[] oids = (Object[]) up.getArray();
+                        reach = new long[oids.length];
+                        for (int i = 0; i < oids.length; i++) {
+                            reach[i] = ((Number) oids[i]).longValue();
+                        }
+                    }
+                    references = foreignKeys(rs.getArray(18));
+                    referencedBy = foreignKeys(rs.getArray(19));
+                    first = false;
+                }
+                String name = rs.getString(7);
+                if (name != null) {
+                    int typmod = rs.getInt(13);
+                    int typeOid = rs.getInt(8);
+                    boolean limited = (typeOid == org.postgresql.core.Oid.VARCHAR || typeOid == org.postgresql.core.Oid.BPCHAR) && typmod > 4;
+                    columns.put(name, new ColumnInfo(name, typeOid, rs.getString(9), rs.getBoolean(10),
+                            limited ? typmod - 4 : -1));
+                }
+            }
+        }
+
+        TableInfo info() {
+            List<UniqueKey> uniqueKeys = new ArrayList<>();
+            for (String index : uniqueIndexes) {
+                String[] parts = index.split("\u001f");
+                uniqueKeys.add(new UniqueKey(List.of(parts).subList(1, parts.length), parts[0].charAt(0) == 'N',
+                        parts[0].charAt(1) == 'E'));
+            }
+            return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences,
+                    List.copyOf(uniqueKeys), uniquenessNotModelled, reach, references, referencedBy);
+        }
+    }
+}
