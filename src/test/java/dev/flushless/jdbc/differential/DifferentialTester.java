@@ -95,6 +95,13 @@ final class DifferentialTester implements AutoCloseable {
     final Map<String, Long> rewrites = new TreeMap<>();
     final Map<String, Long> fallbacks = new TreeMap<>();
     long errorSteps;
+    /**
+     * Programs, per mode, with a wasted re-run: a coalesced statement or flush that failed and was re-run as sent at a
+     * step where bare pgjdbc raised no error in the steps the failed attempt carried (the step itself, and for a flush
+     * the transaction's steps before it); with the re-runs' causes (fallback reasons) counted in {@link #wastedCauses}.
+     */
+    final Map<String, Long> wastedPrograms = new TreeMap<>();
+    final Map<String, Long> wastedCauses = new TreeMap<>();
     final Map<String, Long> bareErrors = new TreeMap<>();
     /**
      * Statements the server executed for the direct runs, by run ("bare", "off", "batch", "transaction"): counted by
@@ -163,6 +170,9 @@ final class DifferentialTester implements AutoCloseable {
                                 + " re-ran a statement pgjdbc runs without error: " + String.join(" ", program.steps().get(i).java()));
                     }
                 }
+            }
+            if (onlyMode == null && !mode.equals("off")) {
+                countWasted(mode, program, bare, variant);
             }
             String difference = difference(bare, variant, program);
             if (difference == null) {
@@ -381,6 +391,49 @@ final class DifferentialTester implements AutoCloseable {
         }
     }
 
+    private void countWasted(String mode, Program program, Runner.Run bare, Runner.Run variant) {
+        boolean wasted = false;
+        int transactionStart = 0;
+        for (int i = 0; i < program.steps().size(); i++) {
+            Step step = program.steps().get(i);
+            int bits = variant.steps().get(i).reRuns();
+            boolean bareFailed = false;
+            int from = (bits & StepResult.BUFFER_RERUN) != 0 ? transactionStart : i;
+            for (int k = from; k <= i; k++) {
+                bareFailed |= !bare.steps().get(k).ok();
+            }
+            if ((bits & (StepResult.BUFFER_RERUN | StepResult.STATEMENT_RERUN)) != 0 && !bareFailed) {
+                wasted = true;
+                for (String cause : variant.reRunCauses().get(i)) {
+                    wastedCauses.merge(mode + ": " + cause, 1L, Long::sum);
+                }
+            }
+            if (step instanceof Step.Tx tx && tx.op() != Step.TxOp.SAVEPOINT && tx.op() != Step.TxOp.RELEASE
+                    && tx.op() != Step.TxOp.ROLLBACK_TO) {
+                transactionStart = i + 1;
+            } else if (!variant.steps().get(i).ok()) {
+                transactionStart = i + 1; // the runner rolled the Flushless run back after its error
+            }
+        }
+        if (wasted) {
+            wastedPrograms.merge(mode, 1L, Long::sum);
+        }
+    }
+
+    /** Percent of the programs with a wasted re-run, per mode ("batch=0.4%"). */
+    String reRunRate() {
+        StringBuilder out = new StringBuilder();
+        for (String mode : MODES) {
+            if (mode.equals("off")) {
+                continue;
+            }
+            long n = wastedPrograms.getOrDefault(mode, 0L);
+            out.append(out.length() > 0 ? ", " : "").append(mode).append('=').append(n).append('/').append(programs)
+                    .append(String.format(java.util.Locale.ROOT, " (%.1f%%)", programs == 0 ? 0.0 : 100.0 * n / programs));
+        }
+        return out.toString();
+    }
+
     String summary() {
         StringBuilder out = new StringBuilder();
         out.append(programs).append(" programs, ").append(stepsRun).append(" steps (").append(errorSteps)
@@ -392,6 +445,8 @@ final class DifferentialTester implements AutoCloseable {
                 .append(", of them coalesced forms: ").append(serverCoalesced).append('\n');
         out.append("rows coalesced by rewrite kind: ").append(rewrites).append('\n');
         out.append("rows run as sent by reason: ").append(fallbacks).append('\n');
+        out.append("re-run rate (programs that re-ran as sent where bare pgjdbc raised no error): ").append(reRunRate())
+                .append("; causes (steps): ").append(wastedCauses).append('\n');
         out.append("programs explained by the oracle, by documented deviation (or tolerated drift):\n");
         deviations.forEach((k, v) -> out.append("  ").append(v).append("  ").append(k).append('\n'));
         return out.toString();
