@@ -38,6 +38,31 @@ class ReadmeTest {
                 "README property table drifted from FlushlessProperty; copy the expected rows into README.md");
     }
 
+    /**
+     * The README's fallback-reason table lists every {@link dev.flushless.jdbc.FallbackReason} code (the report's keys
+     * and the metric tag's values) with its text, details shown as "…".
+     */
+    @Test
+    void fallbackReasonTableMatchesTheEnum() throws IOException {
+        String readme = readme();
+        int start = readme.indexOf("<!-- fallback-reasons:start -->");
+        int end = readme.indexOf("<!-- fallback-reasons:end -->");
+        assertTrue(start >= 0 && end > start, "README lacks the fallback-reasons:start/end markers");
+        List<String> documented = new ArrayList<>();
+        for (String line : readme.substring(start, end).split("\n")) {
+            if (line.startsWith("| `") ) {
+                documented.add(line.trim());
+            }
+        }
+        List<String> expected = new ArrayList<>();
+        for (dev.flushless.jdbc.FallbackReason reason : dev.flushless.jdbc.FallbackReason.values()) {
+            expected.add("| `" + reason.code() + "` | " + reason.meaning().replace("|", "\\|")
+                    + " |");
+        }
+        assertEquals(String.join("\n", expected), String.join("\n", documented),
+                "README fallback-reason table drifted from FallbackReason; copy the expected rows into README.md");
+    }
+
     @Test
     void ciRunsTheReadmeCommands() throws IOException {
         String readme = readme();

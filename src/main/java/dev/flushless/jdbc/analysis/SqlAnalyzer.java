@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
@@ -182,17 +184,17 @@ public final class SqlAnalyzer {
         try {
             tokens = significant(SqlLexer.tokenize(sql));
         } catch (SqlLexer.LexException e) {
-            return b.fallback("not analysable: " + e.getMessage()).build();
+            return b.fallback(FallbackReason.NOT_ANALYSABLE, e.getMessage()).build();
         }
         if (!tokens.isEmpty() && tokens.get(tokens.size() - 1).kind() == Kind.SEMICOLON) {
             tokens = tokens.subList(0, tokens.size() - 1);
         }
         if (tokens.isEmpty()) {
-            return b.fallback("empty statement").build();
+            return b.fallback(FallbackReason.EMPTY_STATEMENT).build();
         }
         for (Token t : tokens) {
             if (t.kind() == Kind.SEMICOLON) {
-                return b.fallback("several statements in one text").build();
+                return b.fallback(FallbackReason.SEVERAL_STATEMENTS).build();
             }
         }
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
@@ -203,7 +205,7 @@ public final class SqlAnalyzer {
             // The walks over JSqlParser's tree (and its toString) recurse once per operator: a chain such as
             // 1+1+...+1 of some thousands of terms, which PostgreSQL may accept, overflows an application thread's
             // stack. The text then runs as sent, and may not join a Statement-batch chain either.
-            String reason = "expression nested too deeply to analyse";
+            Fallback reason = FallbackReason.TOO_DEEP.get();
             return b.fallback(reason).chainReason(reason).build();
         }
     }
@@ -215,13 +217,13 @@ public final class SqlAnalyzer {
             if (kind == StatementDescription.Kind.SELECT) {
                 b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
             }
-            return b.fallback("not an INSERT, UPDATE or DELETE").build();
+            return b.fallback(FallbackReason.NOT_A_WRITE).build();
         }
         Statement statement;
         try {
             statement = CCJSqlParserUtil.parse(sql);
         } catch (Exception | Error e) {
-            return b.fallback("SQL not understood by the parser").build();
+            return b.fallback(FallbackReason.NOT_PARSED).build();
         }
         b.chainReason(chainReason(statement, tokens));
         if (statement instanceof Insert insert) {
@@ -231,7 +233,7 @@ public final class SqlAnalyzer {
         } else if (statement instanceof Delete delete) {
             describeDelete(sql, tokens, delete, b);
         } else {
-            b.fallback("not an INSERT, UPDATE or DELETE");
+            b.fallback(FallbackReason.NOT_A_WRITE);
         }
         return b.build();
     }
@@ -241,18 +243,18 @@ public final class SqlAnalyzer {
                 insert.getTable().getAlias() == null ? null : insert.getTable().getAlias().getName());
         b.returning(insert.getReturningClause() != null);
         if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
-            b.fallback("INSERT with a WITH clause");
+            b.fallback(FallbackReason.WITH_CLAUSE, "INSERT");
         } else if (insert.isUseDuplicate() || insert.isUseSet() || insert.isModifierIgnore()
                 || insert.getOutputClause() != null || insert.isOracleMultiInsert()) {
-            b.fallback("INSERT syntax PostgreSQL does not have");
+            b.fallback(FallbackReason.SYNTAX_NOT_POSTGRESQL, "INSERT");
         } else if (!(insert.getSelect() instanceof Values values)) {
-            b.fallback("INSERT ... SELECT");
+            b.fallback(FallbackReason.INSERT_SELECT);
         } else if (!(values.getExpressions() instanceof ParenthesedExpressionList<?> row)) {
-            b.fallback("INSERT with several VALUES rows");
+            b.fallback(FallbackReason.SEVERAL_VALUES_ROWS);
         } else {
             for (Expression e : row) {
                 if (!SafeExpressions.isSafe(e, false)) {
-                    b.fallback("VALUES expression not proven row-independent: " + e);
+                    b.fallback(FallbackReason.VALUES_NOT_ROW_INDEPENDENT, e);
                     break;
                 }
             }
@@ -277,19 +279,19 @@ public final class SqlAnalyzer {
         for (int i = 0; i < tokens.size(); i++) {
             if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "values")) {
                 if (valuesIndex >= 0) {
-                    b.fallback("VALUES appears twice");
+                    b.fallback(FallbackReason.VALUES_NOT_LOCATED, "VALUES appears twice");
                     return;
                 }
                 valuesIndex = i;
             }
         }
         if (valuesIndex < 0 || valuesIndex + 1 >= tokens.size() || tokens.get(valuesIndex + 1).kind() != Kind.OPEN) {
-            b.fallback("VALUES tuple not found in the text");
+            b.fallback(FallbackReason.VALUES_NOT_LOCATED, "VALUES tuple not found in the text");
             return;
         }
         int close = matchingClose(tokens, valuesIndex + 1);
         if (close + 1 < tokens.size() && tokens.get(close + 1).kind() == Kind.COMMA) {
-            b.fallback("INSERT with several VALUES rows");
+            b.fallback(FallbackReason.SEVERAL_VALUES_ROWS);
             return;
         }
         int tupleStart = tokens.get(valuesIndex + 1).start();
@@ -300,13 +302,13 @@ public final class SqlAnalyzer {
                 continue;
             }
             if (t.start() < tupleStart) {
-                b.fallback("parameter outside the VALUES tuple");
+                b.fallback(FallbackReason.PARAMETER_OUTSIDE_VALUES);
                 return;
             }
             if (t.start() < tupleEnd) {
                 inTuple++;
             } else if (insert.getConflictAction() == null || insert.getReturningClause() != null) {
-                b.fallback("parameter outside the VALUES tuple");
+                b.fallback(FallbackReason.PARAMETER_OUTSIDE_VALUES);
                 return;
             }
         }
@@ -397,19 +399,19 @@ public final class SqlAnalyzer {
         var target = insert.getConflictTarget();
         var action = insert.getConflictAction();
         if (target == null) {
-            b.fallback("ON CONFLICT without a conflict target");
+            b.fallback(FallbackReason.ON_CONFLICT_NO_TARGET);
             return;
         }
         if (target.getConstraintName() != null || target.getIndexExpression() != null
                 || target.getWhereExpression() != null || target.getIndexColumnNames().isEmpty()) {
-            b.fallback("ON CONFLICT ON CONSTRAINT, on an expression or on a partial index");
+            b.fallback(FallbackReason.ON_CONFLICT_TARGET_NOT_COLUMNS);
             return;
         }
         List<KeyColumn> keys = new ArrayList<>();
         for (String name : target.getIndexColumnNames()) {
             int position = columns.indexOf(fold(name));
             if (position < 0 || position >= row.size() || !(row.get(position) instanceof JdbcParameter parameter)) {
-                b.fallback("ON CONFLICT column " + name + " is not supplied by a parameter");
+                b.fallback(FallbackReason.ON_CONFLICT_COLUMN_NOT_PARAMETER, name);
                 return;
             }
             keys.add(new KeyColumn(fold(name), parameter.getIndex() - 1));
@@ -428,24 +430,24 @@ public final class SqlAnalyzer {
                     }
                     for (Expression value : set.getValues()) {
                         if (!SafeExpressions.isSafe(value, true)) {
-                            b.fallback("ON CONFLICT DO UPDATE SET expression not proven row-independent: " + value);
+                            b.fallback(FallbackReason.ON_CONFLICT_SET_NOT_ROW_INDEPENDENT, value);
                             return;
                         }
                     }
                 }
                 if (!SafeExpressions.isSafe(action.getWhereExpression(), true)) {
-                    b.fallback("ON CONFLICT DO UPDATE WHERE not proven row-independent");
+                    b.fallback(FallbackReason.ON_CONFLICT_WHERE_NOT_ROW_INDEPENDENT);
                     return;
                 }
                 for (KeyColumn key : keys) {
                     if (updated.contains(key.column())) {
-                        b.fallback("ON CONFLICT DO UPDATE changes a conflict column");
+                        b.fallback(FallbackReason.ON_CONFLICT_CHANGES_TARGET);
                         return;
                     }
                 }
                 break;
             default:
-                b.fallback("ON CONFLICT action " + action.getConflictActionType());
+                b.fallback(FallbackReason.ON_CONFLICT_ACTION, action.getConflictActionType());
                 return;
         }
         b.onConflict(kind, keys, updated);
@@ -457,16 +459,16 @@ public final class SqlAnalyzer {
         b.target(table.getFullyQualifiedName(), alias);
         b.returning(update.getReturningClause() != null);
         if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty()) {
-            b.fallback("UPDATE with a WITH clause");
+            b.fallback(FallbackReason.WITH_CLAUSE, "UPDATE");
         } else if (update.getFromItem() != null || (update.getJoins() != null && !update.getJoins().isEmpty())
                 || (update.getStartJoins() != null && !update.getStartJoins().isEmpty())) {
-            b.fallback("UPDATE ... FROM");
+            b.fallback(FallbackReason.UPDATE_FROM);
         } else if (update.getReturningClause() != null) {
-            b.fallback("UPDATE ... RETURNING is not coalesced yet");
+            b.fallback(FallbackReason.RETURNING_NOT_COALESCED, "UPDATE");
         } else if (update.getOrderByElements() != null || update.getLimit() != null) {
-            b.fallback("UPDATE syntax PostgreSQL does not have");
+            b.fallback(FallbackReason.SYNTAX_NOT_POSTGRESQL, "UPDATE");
         } else if (update.getWhere() == null) {
-            b.fallback("UPDATE without WHERE");
+            b.fallback(FallbackReason.NO_WHERE, "UPDATE");
         }
         if (b.failed()) {
             return;
@@ -474,7 +476,7 @@ public final class SqlAnalyzer {
         List<Assignment> assignments = new ArrayList<>();
         for (UpdateSet set : update.getUpdateSets()) {
             if (set.getColumns().size() != 1 || set.getValues().size() != 1) {
-                b.fallback("UPDATE SET of a column list");
+                b.fallback(FallbackReason.SET_COLUMN_LIST);
                 return;
             }
             String column = fold(set.getColumns().get(0).getColumnName());
@@ -486,7 +488,7 @@ public final class SqlAnalyzer {
             } else if (oneParameterOperation(value) != null) {
                 assignments.add(new Assignment(column, oneParameterOperation(value).getIndex() - 1, true));
             } else {
-                b.fallback("SET expression not a single parameter or row-independent: " + value);
+                b.fallback(FallbackReason.SET_NOT_ROW_INDEPENDENT, value);
                 return;
             }
         }
@@ -497,7 +499,7 @@ public final class SqlAnalyzer {
         }
         if (!keys.isEmpty()
                 && keys.stream().allMatch(key -> assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
-            b.fallback("SET changes every column the WHERE clause matches on");
+            b.fallback(FallbackReason.SET_CHANGES_WHERE);
             return;
         }
         finishKeyed(sql, tokens, keys, (int) assignments.stream().filter(Assignment::isParameter).count(), b);
@@ -509,17 +511,17 @@ public final class SqlAnalyzer {
         b.target(table.getFullyQualifiedName(), alias);
         b.returning(delete.getReturningClause() != null);
         if (delete.getWithItemsList() != null && !delete.getWithItemsList().isEmpty()) {
-            b.fallback("DELETE with a WITH clause");
+            b.fallback(FallbackReason.WITH_CLAUSE, "DELETE");
         } else if ((delete.getUsingList() != null && !delete.getUsingList().isEmpty())
                 || (delete.getJoins() != null && !delete.getJoins().isEmpty())
                 || (delete.getTables() != null && !delete.getTables().isEmpty())) {
-            b.fallback("DELETE ... USING");
+            b.fallback(FallbackReason.DELETE_USING);
         } else if (delete.getReturningClause() != null) {
-            b.fallback("DELETE ... RETURNING is not coalesced yet");
+            b.fallback(FallbackReason.RETURNING_NOT_COALESCED, "DELETE");
         } else if (delete.getOrderByElements() != null || delete.getLimit() != null) {
-            b.fallback("DELETE syntax PostgreSQL does not have");
+            b.fallback(FallbackReason.SYNTAX_NOT_POSTGRESQL, "DELETE");
         } else if (delete.getWhere() == null) {
-            b.fallback("DELETE without WHERE");
+            b.fallback(FallbackReason.NO_WHERE, "DELETE");
         }
         if (b.failed()) {
             return;
@@ -531,38 +533,38 @@ public final class SqlAnalyzer {
     }
 
     /** See {@link StatementDescription#chainReason()}. */
-    private static String chainReason(Statement statement, List<Token> tokens) {
+    private static Fallback chainReason(Statement statement, List<Token> tokens) {
         if (tokens.stream().anyMatch(t -> t.kind() == Kind.PARAMETER)) {
-            return "statement has parameters";
+            return FallbackReason.NOT_CHAINABLE.because("statement has parameters");
         }
         if (statement instanceof Insert insert) {
             if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
-                return "INSERT with a WITH clause";
+                return FallbackReason.NOT_CHAINABLE.because("INSERT with a WITH clause");
             }
             if (insert.getConflictAction() != null || insert.getReturningClause() != null || insert.isUseDuplicate()
                     || insert.isUseSet() || insert.isModifierIgnore() || insert.getOutputClause() != null) {
-                return "INSERT with ON CONFLICT, RETURNING or syntax PostgreSQL does not have";
+                return FallbackReason.NOT_CHAINABLE.because("INSERT with ON CONFLICT, RETURNING or syntax PostgreSQL does not have");
             }
             if (!(insert.getSelect() instanceof Values values)) {
-                return "INSERT ... SELECT";
+                return FallbackReason.NOT_CHAINABLE.because("INSERT ... SELECT");
             }
-            return SafeExpressions.isSafe(values.getExpressions(), false) ? null : "VALUES not proven row-independent";
+            return SafeExpressions.isSafe(values.getExpressions(), false) ? null : FallbackReason.NOT_CHAINABLE.because("VALUES not proven row-independent");
         }
         if (statement instanceof Update update) {
             if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty() || update.getFromItem() != null
                     || update.getJoins() != null && !update.getJoins().isEmpty() || update.getReturningClause() != null
                     || update.getStartJoins() != null && !update.getStartJoins().isEmpty()
                     || update.getOrderByElements() != null || update.getLimit() != null) {
-                return "UPDATE with WITH, FROM, RETURNING or syntax PostgreSQL does not have";
+                return FallbackReason.NOT_CHAINABLE.because("UPDATE with WITH, FROM, RETURNING or syntax PostgreSQL does not have");
             }
             for (UpdateSet set : update.getUpdateSets()) {
                 for (Expression value : set.getValues()) {
                     if (!SafeExpressions.isSafe(value, true)) {
-                        return "SET expression reads other rows or calls a function not on the allow-list";
+                        return FallbackReason.NOT_CHAINABLE.because("SET expression reads other rows or calls a function not on the allow-list");
                     }
                 }
             }
-            return SafeExpressions.isSafe(update.getWhere(), true) ? null : "WHERE reads other tables or calls a function";
+            return SafeExpressions.isSafe(update.getWhere(), true) ? null : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
         }
         if (statement instanceof Delete delete) {
             if (delete.getWithItemsList() != null && !delete.getWithItemsList().isEmpty()
@@ -570,11 +572,11 @@ public final class SqlAnalyzer {
                     || delete.getJoins() != null && !delete.getJoins().isEmpty()
                     || delete.getTables() != null && !delete.getTables().isEmpty() || delete.getReturningClause() != null
                     || delete.getOrderByElements() != null || delete.getLimit() != null) {
-                return "DELETE with WITH, USING, RETURNING or syntax PostgreSQL does not have";
+                return FallbackReason.NOT_CHAINABLE.because("DELETE with WITH, USING, RETURNING or syntax PostgreSQL does not have");
             }
-            return SafeExpressions.isSafe(delete.getWhere(), true) ? null : "WHERE reads other tables or calls a function";
+            return SafeExpressions.isSafe(delete.getWhere(), true) ? null : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
         }
-        return "not an INSERT, UPDATE or DELETE";
+        return FallbackReason.NOT_CHAINABLE.because("not an INSERT, UPDATE or DELETE");
     }
 
     /** Checks parameter accounting and finds the WHERE keyword for UPDATE/DELETE. */
@@ -582,25 +584,25 @@ public final class SqlAnalyzer {
             StatementDescription.Builder b) {
         int parameters = (int) tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).count();
         if (keys.isEmpty()) {
-            b.fallback("WHERE has no column = ? conjunct");
+            b.fallback(FallbackReason.WHERE_NO_KEY);
             return;
         }
         if (parameters != keys.size() + setParameters) {
-            b.fallback("parameters outside SET values and WHERE column = ? conjuncts");
+            b.fallback(FallbackReason.PARAMETER_OUTSIDE_KEYS);
             return;
         }
         int where = -1;
         for (Token t : tokens) {
             if (t.depth() == 0 && t.isWord(sql, "where")) {
                 if (where >= 0) {
-                    b.fallback("WHERE appears twice");
+                    b.fallback(FallbackReason.WHERE_NOT_LOCATED, "WHERE appears twice");
                     return;
                 }
                 where = t.start();
             }
         }
         if (where < 0) {
-            b.fallback("WHERE not found in the text");
+            b.fallback(FallbackReason.WHERE_NOT_LOCATED, "WHERE not found in the text");
             return;
         }
         b.keys(keys).whereStart(where);
@@ -623,7 +625,7 @@ public final class SqlAnalyzer {
                 JdbcParameter parameter = left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
                 if (column != null && parameter != null) {
                     if (!refersToTarget(column, table, alias)) {
-                        b.fallback("WHERE column of another table: " + column);
+                        b.fallback(FallbackReason.WHERE_OTHER_TABLE, column);
                         return keys;
                     }
                     keys.add(new KeyColumn(fold(column.getColumnName()), parameter.getIndex() - 1));
@@ -631,7 +633,7 @@ public final class SqlAnalyzer {
                 }
             }
             if (SafeExpressions.hasParameter(conjunct) || !SafeExpressions.isSafe(conjunct, true)) {
-                b.fallback("WHERE conjunct not of the form column = ?: " + conjunct);
+                b.fallback(FallbackReason.WHERE_CONJUNCT, conjunct);
                 return keys;
             }
         }

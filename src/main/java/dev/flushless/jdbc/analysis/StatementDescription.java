@@ -61,7 +61,7 @@ public final class StatementDescription {
 
     private final String sql;
     private final Kind kind;
-    private final String fallbackReason;
+    private final dev.flushless.jdbc.Fallback fallback;
     private final String targetTable;
     private final String targetAlias;
     private final int parameterCount;
@@ -74,7 +74,7 @@ public final class StatementDescription {
     private final boolean returning;
     private final List<Assignment> assignments;
     private final List<KeyColumn> keys;
-    private final String chainReason;
+    private final dev.flushless.jdbc.Fallback chainReason;
     private final boolean singleStatement;
     private final OnConflict onConflict;
     private final List<KeyColumn> conflictKeys;
@@ -89,7 +89,7 @@ public final class StatementDescription {
     private StatementDescription(Builder b) {
         this.sql = b.sql;
         this.kind = b.kind;
-        this.fallbackReason = b.fallbackReason;
+        this.fallback = b.fallback;
         this.targetTable = b.targetTable;
         this.targetAlias = b.targetAlias;
         this.parameterCount = b.parameterOffsets.length;
@@ -114,7 +114,7 @@ public final class StatementDescription {
         this.callsSequenceFunctions = b.callsSequenceFunctions;
         this.conflictAction = b.conflictAction;
         this.chainReason = b.chainSet ? b.chainReason
-                : b.fallbackReason != null ? b.fallbackReason : "not analysed for chaining";
+                : b.fallback != null ? b.fallback : dev.flushless.jdbc.FallbackReason.NOT_ANALYSED_FOR_CHAINING.get();
     }
 
     /**
@@ -122,7 +122,7 @@ public final class StatementDescription {
      * {@code null} when it can: a parameterless INSERT ... VALUES, UPDATE or DELETE that reads no table but
      * its target (no subqueries, only allow-listed functions), without RETURNING, ON CONFLICT or WITH.
      */
-    public String chainReason() {
+    public dev.flushless.jdbc.Fallback chainReason() {
         return chainReason;
     }
 
@@ -202,12 +202,17 @@ public final class StatementDescription {
     }
 
     /** Why a batch of this statement is not coalesced, or {@code null} when it can be. */
+    public dev.flushless.jdbc.Fallback fallback() {
+        return fallback;
+    }
+
+    /** The text of {@link #fallback()} (may quote the SQL), or {@code null}. */
     public String fallbackReason() {
-        return fallbackReason;
+        return fallback == null ? null : fallback.text();
     }
 
     public boolean isCoalescable() {
-        return fallbackReason == null;
+        return fallback == null;
     }
 
     /** The target table as written in the SQL (quotes and schema kept), for {@code to_regclass}. */
@@ -272,7 +277,7 @@ public final class StatementDescription {
     @Override
     public String toString() {
         return kind + (targetTable == null ? "" : " " + targetTable) + " params=" + parameterCount
-                + (fallbackReason == null ? " coalescable" : " fallback: " + fallbackReason);
+                + (fallback == null ? " coalescable" : " fallback: " + fallback.text());
     }
 
     static Builder builder(String sql, Kind kind) {
@@ -283,7 +288,7 @@ public final class StatementDescription {
     static final class Builder {
         private final String sql;
         private final Kind kind;
-        private String fallbackReason;
+        private dev.flushless.jdbc.Fallback fallback;
         private String targetTable;
         private String targetAlias;
         private int[] parameterOffsets = new int[0];
@@ -295,7 +300,7 @@ public final class StatementDescription {
         private boolean returning;
         private List<Assignment> assignments = List.of();
         private List<KeyColumn> keys = List.of();
-        private String chainReason;
+        private dev.flushless.jdbc.Fallback chainReason;
         private boolean chainSet;
         private boolean singleStatement;
         private OnConflict onConflict = OnConflict.NONE;
@@ -314,15 +319,19 @@ public final class StatementDescription {
             this.textEnd = sql.length();
         }
 
-        Builder fallback(String reason) {
-            if (fallbackReason == null) {
-                fallbackReason = reason;
+        Builder fallback(dev.flushless.jdbc.FallbackReason reason, Object... details) {
+            return fallback(reason.because(details));
+        }
+
+        Builder fallback(dev.flushless.jdbc.Fallback reason) {
+            if (fallback == null) {
+                fallback = reason;
             }
             return this;
         }
 
         boolean failed() {
-            return fallbackReason != null;
+            return fallback != null;
         }
 
         Builder target(String table, String alias) {
@@ -410,7 +419,7 @@ public final class StatementDescription {
             return this;
         }
 
-        Builder chainReason(String reason) {
+        Builder chainReason(dev.flushless.jdbc.Fallback reason) {
             this.chainReason = reason;
             this.chainSet = true;
             return this;

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.SessionFacts;
 
@@ -64,7 +66,7 @@ final class AntiJoinPlanner {
         String problem = PlanChecks.first(() -> planner.requestProblem(returningSuffix), planner::tableProblem,
                 planner::castsProblem, planner::arbiterProblem, planner::columnProblem, planner::keyProblem);
         if (problem != null) {
-            return BatchPlan.fallback(problem);
+            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, problem);
         }
         return planner.doUpdate ? planner.doUpdatePlan(settings.maxRowsPerStatement())
                 : planner.doNothingPlan(settings.maxRowsPerStatement());
@@ -83,9 +85,9 @@ final class AntiJoinPlanner {
 
     /** Why the table rules the form out: user code (even trusted), partitions, CHECK constraints, column names. */
     private String tableProblem() {
-        String barrier = table.barrier(false);
+        Fallback barrier = table.barrier(false);
         if (barrier != null) {
-            return barrier;
+            return barrier.text();
         }
         if (facts.inheritanceParent() || !"r".equals(facts.relkind())) {
             return "partitioned table or inheritance parent (ON CONFLICT routes every proposed row)";
@@ -93,7 +95,8 @@ final class AntiJoinPlanner {
         if (facts.hasCheckConstraints()) {
             return "table has CHECK constraints (ON CONFLICT checks every proposed row)";
         }
-        return PlanChecks.reservedColumn(table);
+        Fallback reserved = PlanChecks.reservedColumn(table);
+        return reserved == null ? null : reserved.text();
     }
 
     private String castsProblem() {
@@ -203,8 +206,9 @@ final class AntiJoinPlanner {
         }
         String[] names = keys.stream().map(KeyColumn::column).toArray(String[]::new);
         rowKeys = new Object[doUpdate ? rows.size() : 0][];
-        return Keys.conflictRowKeys(rows, keys, keyColumns, names,
+        Fallback notModelled = Keys.conflictRowKeys(rows, keys, keyColumns, names,
                 (value, k) -> Keys.exactKey(value, keyColumns[k], facts.column(names[k])), rowKeys);
+        return notModelled == null ? null : notModelled.text();
     }
 
     private Rewriter.AntiJoin form(boolean[] nativeArrays) {
@@ -219,7 +223,7 @@ final class AntiJoinPlanner {
         List<Integer> all = IntStream.range(0, rows.size()).boxed().toList();
         List<Step> steps = new ArrayList<>();
         if (!addSteps(steps, sql, all, new Bind[0], nativeArrays, maxRows)) {
-            return BatchPlan.fallback(NOT_IN_ARRAYS);
+            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, NOT_IN_ARRAYS);
         }
         return new BatchPlan("upsert-do-nothing-antijoin", steps, null);
     }
@@ -228,16 +232,18 @@ final class AntiJoinPlanner {
         if (!table.uniqueKeysTouching(insert.conflictUpdatedColumns()).isEmpty() || table.uniquenessNotModelled() != null) {
             // the anti-join updates existing rows and inserts new ones in separate parts of one statement, not in
             // VALUES order, so unique checks between them could differ from row-by-row execution
-            return BatchPlan.fallback("DO UPDATE sets a column of a unique key");
+            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, "DO UPDATE sets a column of a unique key");
         }
         StatementDescription.ConflictAction action = insert.conflictAction();
         if (action == null || action.excluded() == null) {
-            return BatchPlan.fallback("DO UPDATE uses EXCLUDED other than as EXCLUDED.column, or was not located");
+            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM,
+                    "DO UPDATE uses EXCLUDED other than as EXCLUDED.column, or was not located");
         }
         String set = replaceExcluded(action.setStart(), action.setEnd(), action.excluded());
         String where = action.whereStart() < 0 ? null : replaceExcluded(action.whereStart(), action.end(), action.excluded());
         if (set == null || action.whereStart() >= 0 && where == null) {
-            return BatchPlan.fallback("DO UPDATE reads an EXCLUDED column that no parameter supplies");
+            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM,
+                    "DO UPDATE reads an EXCLUDED column that no parameter supplies");
         }
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.antiJoinDoUpdate(insert, form(nativeArrays), set.trim(), where == null ? null : where.trim());
@@ -248,7 +254,7 @@ final class AntiJoinPlanner {
         for (List<Integer> members : RowGroups.upsertGroups(insert, rows, rowKeys, rowParameters)) {
             Bind[] tail = Arrays.copyOfRange(rows.get(members.get(0)), rowParameters, insert.parameterCount());
             if (!addSteps(steps, sql, members, tail, nativeArrays, maxRows)) {
-                return BatchPlan.fallback(NOT_IN_ARRAYS);
+                return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, NOT_IN_ARRAYS);
             }
         }
         return new BatchPlan("upsert-do-update-antijoin", steps, null);

@@ -70,8 +70,8 @@ public final class Attempt {
      */
     public static <T> Recovery<T> reRunAsSent(Session session, int rows, AsSent<T> asSent) {
         return undone -> {
-            session.stats().fallback("coalesced statement failed (SQLState " + undone.sqlCause().getSQLState()
-                    + "), re-run as sent", rows);
+            session.stats().fallback(dev.flushless.jdbc.FallbackReason.COALESCED_FAILED.because(
+                    undone.sqlCause().getSQLState()), rows);
             return asSent.run();
         };
     }

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.stats.YugabyteFlushModel;
 import java.util.List;
@@ -9,16 +11,21 @@ import java.util.List;
  * maps back to the batch's rows. Either {@link #statements()} is non-empty, or {@link #fallbackReason()}
  * says why the batch runs as the application sent it.
  */
-public record BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason, String note) {
+public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fallback, Fallback note) {
 
     /** A plan without a note. */
-    public BatchPlan(String rewriteKind, List<Step> statements, String fallbackReason) {
-        this(rewriteKind, statements, fallbackReason, null);
+    public BatchPlan(String rewriteKind, List<Step> statements, Fallback fallback) {
+        this(rewriteKind, statements, fallback, null);
     }
 
     /** This plan with {@code note}: why it is not the form asked for (counted with the batch's rows). */
-    public BatchPlan withNote(String note) {
-        return new BatchPlan(rewriteKind, statements, fallbackReason, note);
+    public BatchPlan withNote(Fallback note) {
+        return new BatchPlan(rewriteKind, statements, fallback, note);
+    }
+
+    /** The text of {@link #fallback()} (may quote the SQL; explain and the DEBUG log), or {@code null}. */
+    public String fallbackReason() {
+        return fallback == null ? null : fallback.text();
     }
 
     /** True for the anti-join form of ON CONFLICT. */
@@ -112,11 +119,17 @@ public record BatchPlan(String rewriteKind, List<Step> statements, String fallba
     public record Alignment(TableCatalog.ColumnInfo[] columns, Object[][] keys) {
     }
 
-    static BatchPlan fallback(String reason) {
+    /** A plan that runs the batch as sent, for {@code reason}. */
+    public static BatchPlan fallback(Fallback reason) {
         return new BatchPlan(null, List.of(), reason);
     }
 
+    /** A plan that runs the batch as sent, for {@code reason} with {@code details}. */
+    public static BatchPlan fallback(FallbackReason reason, Object... details) {
+        return fallback(reason.because(details));
+    }
+
     public boolean isFallback() {
-        return fallbackReason != null;
+        return fallback != null;
     }
 }

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.SessionFacts;
 
@@ -19,17 +21,6 @@ public final class BatchPlanner {
 
     /** The protocol's limit on bind parameters in one statement (an unsigned 16-bit count). */
     public static final int MAX_BIND_PARAMETERS = 65535;
-
-    /** The prefix of the note a plan carries when {@code flushless.onConflict=antijoin} fell back to native. */
-    public static final String ANTI_JOIN_NOT_APPLIED = "onConflict=antijoin not applied, native ON CONFLICT used: ";
-
-    /** Counted when an anti-join batch met a unique violation in autocommit and ran as native ON CONFLICT instead. */
-    public static final String ANTI_JOIN_RETRIED = "onConflict=antijoin: unique violation (SQLState 23505, a concurrent"
-            + " insert of the same key?), retried as native ON CONFLICT";
-
-    /** Counted when an anti-join batch met a unique violation on its conflict target inside a transaction. */
-    public static final String ANTI_JOIN_RAISED = "onConflict=antijoin: unique violation on the conflict target in a"
-            + " transaction, raised";
 
     /**
      * Inputs that do not come from the batch itself: {@code flushless.maxRowsPerStatement},
@@ -111,7 +102,7 @@ public final class BatchPlanner {
      */
     public static BatchPlan plan(StatementDescription statement, List<Bind[]> rows, TableInfo table,
             String returningSuffix, Settings settings) {
-        String reason = commonFallback(statement, rows, table, settings);
+        Fallback reason = commonFallback(statement, rows, table, settings);
         if (reason != null) {
             return BatchPlan.fallback(reason);
         }
@@ -123,30 +114,30 @@ public final class BatchPlanner {
             case UPDATE:
             case DELETE:
                 if (returningSuffix != null) {
-                    return BatchPlan.fallback("generated keys requested for UPDATE or DELETE");
+                    return BatchPlan.fallback(FallbackReason.KEYS_FOR_UPDATE_OR_DELETE);
                 }
                 return KeyedPlanner.plan(statement, rows, table, settings);
             default:
-                return BatchPlan.fallback("not an INSERT, UPDATE or DELETE");
+                return BatchPlan.fallback(FallbackReason.NOT_A_WRITE);
         }
     }
 
     /** Why no form applies, whatever the statement's kind, or {@code null}. */
-    private static String commonFallback(StatementDescription statement, List<Bind[]> rows, TableInfo table,
+    private static Fallback commonFallback(StatementDescription statement, List<Bind[]> rows, TableInfo table,
             Settings settings) {
         if (!statement.isCoalescable()) {
-            return statement.fallbackReason();
+            return statement.fallback();
         }
         if (!settings.session().standardConformingStrings()) {
-            return "standard_conforming_strings is off";
+            return FallbackReason.STANDARD_CONFORMING_STRINGS_OFF.get();
         }
         int parameters = statement.parameterCount();
         for (Bind[] row : rows) {
             if (row.length < parameters || Arrays.asList(row).subList(0, parameters).contains(null)) {
-                return "a batch row lacks a parameter value";
+                return FallbackReason.MISSING_PARAMETER.get();
             }
         }
-        String barrier = statement.kind() == StatementDescription.Kind.INSERT
+        Fallback barrier = statement.kind() == StatementDescription.Kind.INSERT
                 ? table.insertBarrier(settings.trustTriggers(), settings.exactSequences())
                 : table.barrier(settings.trustTriggers());
         if (barrier != null) {
@@ -167,7 +158,8 @@ public final class BatchPlanner {
             return antiJoin;
         }
         BatchPlan nativePlan = UpsertPlanner.plan(insert, rows, table, returningSuffix, settings);
-        return nativePlan.isFallback() ? nativePlan : nativePlan.withNote(ANTI_JOIN_NOT_APPLIED + antiJoin.fallbackReason());
+        return nativePlan.isFallback() ? nativePlan : nativePlan.withNote(
+                FallbackReason.ANTI_JOIN_NOT_APPLIED.because(antiJoin.fallbackReason()));
     }
 
     /** One INSERT of a chain: its text (no RETURNING), its parameters in text order, and how many rows it inserts. */

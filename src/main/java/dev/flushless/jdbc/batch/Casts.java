@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.SessionFacts;
 
 import dev.flushless.jdbc.analysis.StatementDescription;
@@ -43,10 +45,10 @@ final class Casts {
      * statement's context would give it: an unspecified parameter takes the column's type there, and a
      * typed one keeps its type (and is compared or assigned with the same operators and casts).
      */
-    static String decideCast(int p, ColumnInfo column, List<Bind[]> rows, SessionFacts session, String[] casts) {
+    static Fallback decideCast(int p, ColumnInfo column, List<Bind[]> rows, SessionFacts session, String[] casts) {
         Set<SentType> sent = sentTypes(p, rows, session);
         if (sent.contains(SentType.UNKNOWN)) {
-            return "parameter " + (p + 1) + ": setter whose declared type is not modelled";
+            return FallbackReason.SETTER_TYPE_NOT_MODELLED.because(p + 1);
         }
         String columnCast = castableName(column);
         boolean allColumnTyped = true;
@@ -55,7 +57,7 @@ final class Casts {
         }
         if (allColumnTyped) {
             if (columnCast == null) {
-                return "parameter " + (p + 1) + ": column type " + column.typeName() + " cannot be named in a cast";
+                return FallbackReason.TYPE_NOT_NAMEABLE.because(p + 1, column.typeName());
             }
             casts[p] = columnCast;
             return null;
@@ -67,7 +69,7 @@ final class Casts {
                 return null;
             }
         }
-        return "parameter " + (p + 1) + ": rows bind it with different types " + sent;
+        return FallbackReason.MIXED_TYPES.because("parameter " + (p + 1) + ": rows bind it with different types " + sent);
     }
 
     /**
@@ -75,11 +77,12 @@ final class Casts {
      * operator, which this driver does not model for an untyped parameter, so every row must declare the
      * same type, and the VALUES list keeps it.
      */
-    static String decideTypedCast(int p, List<Bind[]> rows, SessionFacts session, String[] casts) {
+    static Fallback decideTypedCast(int p, List<Bind[]> rows, SessionFacts session, String[] casts) {
         Set<SentType> sent = sentTypes(p, rows, session);
         SentType only = sent.size() == 1 ? sent.iterator().next() : null;
         if (only == null || only.isUnknown() || only.isUnspecified() || only.sqlName() == null) {
-            return "parameter " + (p + 1) + " inside an expression is bound untyped or with different types " + sent;
+            return FallbackReason.MIXED_TYPES.because("parameter " + (p + 1)
+                    + " inside an expression is bound untyped or with different types " + sent);
         }
         casts[p] = only.sqlName();
         return null;

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.ForeignKey;
@@ -33,10 +35,10 @@ public final class ForeignKeyOrder {
      * only values whose equality in Java is the server's (integers, deterministic text, UUIDs). A conflict action
      * that changes a referenced column could also create a key later rows need: as sent.
      */
-    public static String insertReason(StatementDescription insert, List<Bind[]> rows, TableInfo table) {
+    public static Fallback insertReason(StatementDescription insert, List<Bind[]> rows, TableInfo table) {
         for (String updated : insert.conflictUpdatedColumns()) {
             if (table.referencedColumn(updated)) {
-                return "ON CONFLICT DO UPDATE sets a column a foreign key references";
+                return FallbackReason.FOREIGN_KEY_ORDER.because("ON CONFLICT DO UPDATE sets a column a foreign key references");
             }
         }
         if (!table.selfReferencing() || rows.size() < 2) {
@@ -68,7 +70,8 @@ public final class ForeignKeyOrder {
                 List<Object> reference = fkParameters == null ? null : tuple(rows.get(i), fkParameters, fk.columns(), table);
                 Integer later = reference == null ? null : lastRowWithKey.get(reference);
                 if (reference == null || lastUnknownKey > i || later != null && later > i) {
-                    return "a row may reference a later row of the batch through a self-referencing foreign key";
+                    return FallbackReason.FOREIGN_KEY_ORDER.because(
+                            "a row may reference a later row of the batch through a self-referencing foreign key");
                 }
             }
         }
@@ -80,13 +83,14 @@ public final class ForeignKeyOrder {
      * may remove a parent before its children (or cascade into rows later members then miss); an UPDATE that sets a
      * referenced column may take a key away before another row gives it back.
      */
-    public static String keyedReason(StatementDescription statement, TableInfo table) {
+    public static Fallback keyedReason(StatementDescription statement, TableInfo table) {
         if (statement.kind() == StatementDescription.Kind.DELETE) {
-            return table.selfReferencing() ? "DELETE batch on a self-referencing table" : null;
+            return table.selfReferencing()
+                    ? FallbackReason.FOREIGN_KEY_ORDER.because("DELETE batch on a self-referencing table") : null;
         }
         for (StatementDescription.Assignment assignment : statement.assignments()) {
             if (table.referencedColumn(assignment.column())) {
-                return "UPDATE batch sets a column a foreign key references";
+                return FallbackReason.FOREIGN_KEY_ORDER.because("UPDATE batch sets a column a foreign key references");
             }
         }
         return null;

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.SessionFacts;
 
 import dev.flushless.jdbc.analysis.StatementDescription;
@@ -47,11 +49,11 @@ final class KeyedPlanner {
     /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted (no generated keys). */
     static BatchPlan plan(StatementDescription dml, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
         if (!settings.session().known()) {
-            return BatchPlan.fallback("the delegate connection is not pgjdbc: parameter types unknown");
+            return BatchPlan.fallback(FallbackReason.NOT_PGJDBC);
         }
         KeyedPlanner planner = new KeyedPlanner(dml, rows, table, settings.session());
         Object[] rowKeys = new Object[rows.size()];
-        String problem = PlanChecks.first(() -> PlanChecks.reservedColumn(table), planner::setColumnsProblem,
+        Fallback problem = PlanChecks.first(() -> PlanChecks.reservedColumn(table), planner::setColumnsProblem,
                 planner::tooLongProblem, planner::keyColumnsProblem, planner::castsProblem,
                 () -> planner.rowKeysProblem(rowKeys));
         if (problem != null) {
@@ -60,7 +62,7 @@ final class KeyedPlanner {
         List<List<Integer>> waves = waves(rowKeys);
         List<Rewriter.UniqueCheck> checks = new ArrayList<>();
         if (dml.kind() == StatementDescription.Kind.UPDATE) {
-            String unmodelled = PlanChecks.uniquenessProblem(dml.assignments().stream().map(Assignment::column).toList(),
+            Fallback unmodelled = PlanChecks.uniquenessProblem(dml.assignments().stream().map(Assignment::column).toList(),
                     table, waves.size() > 1, checks);
             if (unmodelled != null) {
                 return BatchPlan.fallback(unmodelled);
@@ -73,11 +75,11 @@ final class KeyedPlanner {
     }
 
     /** Finds the SET columns of the parameters assigned to them. */
-    private String setColumnsProblem() {
+    private Fallback setColumnsProblem() {
         for (Assignment assignment : dml.assignments()) {
             ColumnInfo column = table.column(assignment.column());
             if (column == null) {
-                return "SET column not found: " + assignment.column();
+                return FallbackReason.COLUMN_NOT_FOUND.because("SET column not found: " + assignment.column());
             }
             if (assignment.isParameter()) {
                 parameterColumns[assignment.parameter()] = column;
@@ -93,7 +95,7 @@ final class KeyedPlanner {
      * executions get custom plans), so the UPDATE fails with 22001 even when no row matches; coalesced, the value
      * comes from a joined row and is checked only for rows that are updated. Such a batch runs as sent.
      */
-    private String tooLongProblem() {
+    private Fallback tooLongProblem() {
         for (int p = 0; p < parameterColumns.length; p++) {
             ColumnInfo column = parameterColumns[p];
             if (column == null || inExpression[p] || column.maxLength() < 0) {
@@ -101,7 +103,8 @@ final class KeyedPlanner {
             }
             for (Bind[] row : rows) {
                 if (row[p].value() instanceof String text && text.codePointCount(0, text.length()) > column.maxLength()) {
-                    return "a SET value is longer than " + column.typeName() + "(" + column.maxLength() + ")";
+                    return FallbackReason.VALUE_TOO_LONG.because(
+                            "a SET value is longer than " + column.typeName() + "(" + column.maxLength() + ")");
                 }
             }
         }
@@ -109,10 +112,10 @@ final class KeyedPlanner {
     }
 
     /** Finds the WHERE columns of the key parameters. */
-    private String keyColumnsProblem() {
+    private Fallback keyColumnsProblem() {
         String missing = Keys.missingColumn(dml.keys(), table, keyColumns);
         if (missing != null) {
-            return "WHERE column not found: " + missing;
+            return FallbackReason.COLUMN_NOT_FOUND.because("WHERE column not found: " + missing);
         }
         for (int k = 0; k < keyColumns.length; k++) {
             parameterColumns[dml.keys().get(k).parameter()] = keyColumns[k];
@@ -121,12 +124,12 @@ final class KeyedPlanner {
     }
 
     /** Chooses every parameter's cast ({@link Casts#decideCast}, {@link Casts#decideTypedCast} inside expressions). */
-    private String castsProblem() {
+    private Fallback castsProblem() {
         for (int p = 0; p < casts.length; p++) {
             if (parameterColumns[p] == null) {
-                return "parameter " + (p + 1) + " not matched to a column";
+                return FallbackReason.PARAMETER_NOT_MATCHED.because(p + 1);
             }
-            String problem = inExpression[p] ? Casts.decideTypedCast(p, rows, session, casts)
+            Fallback problem = inExpression[p] ? Casts.decideTypedCast(p, rows, session, casts)
                     : Casts.decideCast(p, parameterColumns[p], rows, session, casts);
             if (problem != null) {
                 return problem;
@@ -141,7 +144,7 @@ final class KeyedPlanner {
      * list leaves unchanged (a changed key column, such as an optimistic-lock version, is matched against the value
      * left by the earlier row). Returns why a key value's equality is not modelled, or {@code null}.
      */
-    private String rowKeysProblem(Object[] rowKeys) {
+    private Fallback rowKeysProblem(Object[] rowKeys) {
         boolean[] conflictKey = new boolean[keyColumns.length];
         int conflictKeys = 0;
         for (int k = 0; k < keyColumns.length; k++) {
@@ -150,7 +153,7 @@ final class KeyedPlanner {
             conflictKeys += conflictKey[k] ? 1 : 0;
         }
         for (int r = 0; r < rowKeys.length; r++) {
-            String problem = rowKey(rows.get(r), conflictKey, conflictKeys, rowKeys, r);
+            Fallback problem = rowKey(rows.get(r), conflictKey, conflictKeys, rowKeys, r);
             if (problem != null) {
                 return problem;
             }
@@ -158,7 +161,7 @@ final class KeyedPlanner {
         return null;
     }
 
-    private String rowKey(Bind[] row, boolean[] conflictKey, int conflictKeys, Object[] rowKeys, int r) {
+    private Fallback rowKey(Bind[] row, boolean[] conflictKey, int conflictKeys, Object[] rowKeys, int r) {
         // one conflict column: its canonical value is the key (no list per row); several: a list of them
         List<Object> key = conflictKeys > 1 ? new ArrayList<>(conflictKeys) : null;
         Object single = null;

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.ConflictFacts;
 
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
@@ -44,7 +46,7 @@ final class Keys {
      * SQL NULL), for every row of {@code rowKeys}; returns why a key value's equality is not modelled (where
      * {@code keyOf} gave {@code null}), or {@code null}.
      */
-    static String conflictRowKeys(List<Bind[]> rows, List<KeyColumn> keys, ColumnInfo[] columns, String[] names, KeyOf keyOf,
+    static Fallback conflictRowKeys(List<Bind[]> rows, List<KeyColumn> keys, ColumnInfo[] columns, String[] names, KeyOf keyOf,
             Object[][] rowKeys) {
         for (int r = 0; r < rowKeys.length; r++) {
             rowKeys[r] = new Object[keys.size()];
@@ -63,9 +65,9 @@ final class Keys {
     }
 
     /** The fallback reason for a key value whose equality is not modelled. */
-    static String notModelled(String what, String name, ColumnInfo column, Object value) {
-        return what + " " + name + " of type " + column.typeName() + " bound with " + value.getClass().getSimpleName()
-                + ": equality not modelled";
+    static Fallback notModelled(String what, String name, ColumnInfo column, Object value) {
+        return FallbackReason.EQUALITY_NOT_MODELLED.because(what + " " + name + " of type " + column.typeName()
+                + " bound with " + value.getClass().getSimpleName() + ": equality not modelled");
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.TableCatalog;
 
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
@@ -15,9 +17,9 @@ final class PlanChecks {
 
     /** The first reason one of {@code checks} gives, in order (later checks are not run), or {@code null}. */
     @SafeVarargs
-    static String first(Supplier<String>... checks) {
-        for (Supplier<String> check : checks) {
-            String reason = check.get();
+    static <T> T first(Supplier<T>... checks) {
+        for (Supplier<T> check : checks) {
+            T reason = check.get();
             if (reason != null) {
                 return reason;
             }
@@ -26,10 +28,10 @@ final class PlanChecks {
     }
 
     /** Why the table's columns clash with the names a rewrite gives its own columns, or {@code null}. */
-    static String reservedColumn(TableInfo table) {
+    static Fallback reservedColumn(TableInfo table) {
         for (String column : table.columns().keySet()) {
             if (column.startsWith(Rewriter.COLUMN_PREFIX)) {
-                return "table has a column named " + column;
+                return FallbackReason.COLUMN_NAMED.because(column);
             }
         }
         return null;
@@ -45,19 +47,17 @@ final class PlanChecks {
      * order ({@code outOfOrder}: a repeated key in a later wave) cannot be checked in order; nor can an index on
      * expressions or an exclusion constraint, whose columns are not modelled.
      */
-    static String uniquenessProblem(List<String> setColumns, TableInfo table, boolean outOfOrder,
+    static Fallback uniquenessProblem(List<String> setColumns, TableInfo table, boolean outOfOrder,
             List<Rewriter.UniqueCheck> checks) {
         List<TableCatalog.UniqueKey> touched = table.uniqueKeysTouching(setColumns);
         if (table.uniquenessNotModelled() != null) {
-            return "changes rows of a table whose uniqueness is not modelled (" + table.uniquenessNotModelled()
-                    + "): its checks depend on the order rows change";
+            return FallbackReason.UNIQUENESS_NOT_MODELLED.because(table.uniquenessNotModelled());
         }
         if (touched.isEmpty()) {
             return null;
         }
         if (outOfOrder) {
-            return "sets a column of a unique key (" + String.join(", ", touched.get(0).columns()) + ") in statements out"
-                    + " of batch order (a repeated key): unique checks would run in another order than row by row";
+            return FallbackReason.UNIQUE_KEY_OUT_OF_ORDER.because(String.join(", ", touched.get(0).columns()));
         }
         for (TableCatalog.UniqueKey key : touched) {
             checks.add(new Rewriter.UniqueCheck(key.columns(), key.nullsNotDistinct()));

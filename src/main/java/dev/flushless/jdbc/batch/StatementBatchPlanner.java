@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.session.TableCatalog;
 
 import dev.flushless.jdbc.analysis.StatementDescription;
@@ -47,16 +49,18 @@ public final class StatementBatchPlanner {
         boolean exactSequences = settings.exactSequences();
         for (StatementDescription member : members) {
             if (!member.isSingleStatement()) {
-                return BatchPlan.fallback("statement batch holds a text that is not exactly one statement");
+                return BatchPlan.fallback(FallbackReason.STATEMENT_BATCH_MEMBER,
+                        "statement batch holds a text that is not exactly one statement");
             }
             StatementDescription.Kind kind = member.kind();
             if (!kind.isWrite()) {
-                return BatchPlan.fallback("statement batch holds a statement other than INSERT, UPDATE or DELETE");
+                return BatchPlan.fallback(FallbackReason.STATEMENT_BATCH_MEMBER,
+                        "statement batch holds a statement other than INSERT, UPDATE or DELETE");
             }
             // a plan that fails is undone and re-run as sent: a member that drew sequence values would draw twice
             if (exactSequences && (member.callsSequenceFunctions() || kind == StatementDescription.Kind.INSERT
                     && (member.chainReason() != null || lookup.lookup(member.targetTable()).drawsFromSequences()))) {
-                return BatchPlan.fallback(TableCatalog.EXACT_SEQUENCES_REASON);
+                return BatchPlan.fallback(FallbackReason.EXACT_SEQUENCES);
             }
         }
         List<Step> steps = new ArrayList<>();
@@ -90,7 +94,7 @@ public final class StatementBatchPlanner {
         }
         chained |= close(members, group, steps);
         if (!chained) {
-            return BatchPlan.fallback("no two statements of the batch can share one statement");
+            return BatchPlan.fallback(FallbackReason.NOTHING_SHARES);
         }
         return new BatchPlan("statement-chain", steps, null);
     }

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
@@ -35,21 +37,21 @@ final class UpsertPlanner {
         ColumnInfo[] keyColumns = new ColumnInfo[keys.size()];
         String missing = Keys.missingColumn(keys, table, keyColumns);
         if (missing != null) {
-            return BatchPlan.fallback("ON CONFLICT column not found: " + missing);
+            return BatchPlan.fallback(FallbackReason.COLUMN_NOT_FOUND, "ON CONFLICT column not found: " + missing);
         }
         Object[][] rowKeys = new Object[rows.size()][];
         String[] names = Arrays.stream(keyColumns).map(ColumnInfo::name).toArray(String[]::new);
-        String notModelled = Keys.conflictRowKeys(rows, keys, keyColumns, names, (value, k) -> Keys.alignmentKey(value,
+        Fallback notModelled = Keys.conflictRowKeys(rows, keys, keyColumns, names, (value, k) -> Keys.alignmentKey(value,
                 keyColumns[k]), rowKeys);
         if (notModelled != null) {
             return BatchPlan.fallback(notModelled);
         }
         Returning returning = returning(insert, returningSuffix);
         if (returning == null) {
-            return BatchPlan.fallback("generated keys of ON CONFLICT that do not include the conflict columns");
+            return BatchPlan.fallback(FallbackReason.UPSERT_KEYS_NOT_TARGET);
         }
         List<Step> steps = steps(insert, rows, table, settings, returning, new BatchPlan.Alignment(keyColumns, rowKeys));
-        String outOfOrder = RowGroups.inBatchOrder(steps) ? null : outOfOrderProblem(insert, table, returning);
+        Fallback outOfOrder = RowGroups.inBatchOrder(steps) ? null : outOfOrderProblem(insert, table, returning);
         if (outOfOrder != null) {
             return BatchPlan.fallback(outOfOrder);
         }
@@ -113,17 +115,18 @@ final class UpsertPlanner {
     }
 
     /** Why statements out of batch order (a repeated key, or grouped DO UPDATE parameters) would differ, or {@code null}. */
-    private static String outOfOrderProblem(StatementDescription insert, TableInfo table, Returning returning) {
+    private static Fallback outOfOrderProblem(StatementDescription insert, TableInfo table, Returning returning) {
         if (returning.decoding() == Decoding.ALIGNED_RETURNED) {
-            return "generated keys of an upsert whose rows need statements out of batch order";
+            return FallbackReason.UPSERT_OUT_OF_ORDER.because(
+                    "generated keys of an upsert whose rows need statements out of batch order");
         }
         // ON CONFLICT draws a sequence default for every proposed row: out of batch order, other rows get the ids
         if (table.drawsFromSequences()) {
-            return "upsert rows need statements out of batch order and the table draws from a"
-                    + " sequence: rows would get other ids than row by row";
+            return FallbackReason.UPSERT_OUT_OF_ORDER.because("upsert rows need statements out of batch order and the"
+                    + " table draws from a sequence: rows would get other ids than row by row");
         }
-        String unmodelled = PlanChecks.uniquenessProblem(insert.conflictUpdatedColumns(), table, true, new ArrayList<>());
-        return unmodelled == null ? null : "upsert " + unmodelled;
+        Fallback unmodelled = PlanChecks.uniquenessProblem(insert.conflictUpdatedColumns(), table, true, new ArrayList<>());
+        return unmodelled == null ? null : FallbackReason.UPSERT_OUT_OF_ORDER.because("upsert " + unmodelled.text());
     }
 
     /**

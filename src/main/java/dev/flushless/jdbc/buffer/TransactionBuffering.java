@@ -656,16 +656,13 @@ public final class TransactionBuffering {
                 for (BufferedWrite write : writes) {
                     rows += write.rows().size();
                 }
-                session.stats().fallback(DRAW_BEFORE_ROLLBACK_FAILED, rows);
+                session.stats().fallback(dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.get(), rows);
                 return null;
             });
         } catch (SQLException e) {
             // rolled back next; a broken connection reports itself there
         }
     }
-
-    /** Fallback reason counted when the writes sent before rollback() (to draw their ids) fail. */
-    public static final String DRAW_BEFORE_ROLLBACK_FAILED = "writes sent before rollback() to draw their ids failed";
 
     /** {@code abort()}: the connection goes away; nothing buffered is sent. */
     public void discard() {
@@ -740,7 +737,7 @@ public final class TransactionBuffering {
         for (BufferedWrite write : writes) {
             rows += write.rows().size();
         }
-        session.stats().fallback("buffered writes failed when sent together, re-run as sent", rows);
+        session.stats().fallback(dev.flushless.jdbc.FallbackReason.BUFFER_FAILED.get(), rows);
         for (BufferedWrite write : writes) {
             try {
                 if (write.plainStatement()) {

@@ -61,7 +61,7 @@ final class AntiJoinRace {
         if (constraint != null && arbiters != null && !arbiters.contains(constraint)) {
             return Attempt.reRunAsSent(engine, rows.size(), this::asSent).afterUndo(undone);
         }
-        engine.stats().noted(BatchPlanner.ANTI_JOIN_RAISED, rows.size());
+        engine.stats().noted(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RAISED.get(), rows.size());
         int[] failed = new int[rows.size()];
         Arrays.fill(failed, Statement.EXECUTE_FAILED);
         throw Attempt.keptUndone(engine, undone, new BatchUpdateException("Flushless: the batch of " + rows.size()
@@ -75,10 +75,10 @@ final class AntiJoinRace {
 
     /** Autocommit: nothing of the batch remains; native ON CONFLICT waits for the concurrent inserter. */
     private Engine.BatchResult retryNatively() throws SQLException {
-        engine.stats().noted(BatchPlanner.ANTI_JOIN_RETRIED, rows.size());
+        engine.stats().noted(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RETRIED.get(), rows.size());
         BatchPlan nativePlan = engine.nativePlan(batch, description, rows, session);
         if (nativePlan.isFallback()) {
-            engine.stats().fallback(nativePlan.fallbackReason(), rows.size());
+            engine.stats().fallback(nativePlan.fallback(), rows.size());
             return asSent();
         }
         int timeout = batch.queryTimeoutSeconds();

@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.engine;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.analysis.StatementDescription;
@@ -40,9 +42,6 @@ public final class Engine implements Session {
     private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
     private static volatile SqlAnalyzer sharedAnalyzer;
 
-    /** Fallback reason of a batch of one row. */
-    public static final String SINGLE_ROW = "batch of one row: nothing to coalesce";
-
     private final Connection delegate;
     private final FlushlessConfig config;
     private final FlushlessStats stats = FlushlessStats.forConnection();
@@ -77,13 +76,6 @@ public final class Engine implements Session {
             return false;
         }
     }
-
-    /**
-     * Fallback reason of an INSERT batch left to pgjdbc's own {@code reWriteBatchedInserts}, which reports
-     * {@code SUCCESS_NO_INFO} (-2) for the rows of each multi-row statement it sends.
-     */
-    public static final String PGJDBC_REWRITES = "pgjdbc's reWriteBatchedInserts rewrites it (its counts are"
-            + " SUCCESS_NO_INFO)";
 
     /**
      * Whether a batch of {@code rows} rows of {@code description} is left to pgjdbc: with {@code reWriteBatchedInserts}
@@ -362,7 +354,7 @@ public final class Engine implements Session {
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         boolean keys = batch.keyColumns() != null;
         if (kind == StatementDescription.Kind.INSERT && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
-            stats.fallback(PGJDBC_REWRITES, rows.size());
+            stats.fallback(FallbackReason.PGJDBC_REWRITES.get(), rows.size());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
         }
@@ -379,7 +371,7 @@ public final class Engine implements Session {
         if (rows.size() == 1) {
             transactions.beforeServerStatement(sql);
             // Nothing to coalesce: pgjdbc's own single execution is already one statement.
-            stats.fallback(SINGLE_ROW, 1);
+            stats.fallback(FallbackReason.SINGLE_ROW.get(), 1);
             return asSent(batch, rows);
         }
         StatementDescription description = batch.description();
@@ -387,7 +379,7 @@ public final class Engine implements Session {
         BatchPlan plan = plan(batch, description, rows, session,
                 description.onConflict() != StatementDescription.OnConflict.NONE && onConflictAntiJoin());
         if (plan.isFallback()) {
-            stats.fallback(plan.fallbackReason(), rows.size());
+            stats.fallback(plan.fallback(), rows.size());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
         }
@@ -402,7 +394,7 @@ public final class Engine implements Session {
      * statement) runs on pgjdbc: sends what must precede it in {@code mode=transaction} and counts its {@code rows} as
      * run as sent for {@code reason}.
      */
-    public void beforeUnrecordedBatch(String sql, String reason, int rows, boolean open) throws SQLException {
+    public void beforeUnrecordedBatch(String sql, Fallback reason, int rows, boolean open) throws SQLException {
         if (rows > 0 && open) {
             transactions.beforeServerStatement(sql);
         }
@@ -425,13 +417,13 @@ public final class Engine implements Session {
     private BatchPlan plan(RecordedBatch batch, StatementDescription description, List<Bind[]> rows,
             SessionFacts session, boolean antiJoin) throws SQLException {
         if (!description.isCoalescable()) {
-            return new BatchPlan(null, List.of(), description.fallbackReason());
+            return BatchPlan.fallback(description.fallback());
         }
         TableInfo table;
         try {
             table = catalog.lookup(delegate, description.targetTable());
         } catch (SQLException e) {
-            return new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+            return BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
         }
         String[] keyColumns = batch.keyColumns();
         String returningSuffix = keyColumns == null ? null
@@ -525,7 +517,7 @@ public final class Engine implements Session {
             transactions.beforeConnectionCall("a Statement batch", true);
         }
         if (texts.size() == 1) {
-            stats.fallback(SINGLE_ROW, 1);
+            stats.fallback(FallbackReason.SINGLE_ROW.get(), 1);
             try {
                 return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
             } finally {
@@ -542,10 +534,10 @@ public final class Engine implements Session {
                 plan = StatementBatchPlanner.plan(members, table -> catalog.lookup(delegate, table),
                         BatchPlanner.Settings.of(config, sessionFacts()));
             } catch (SQLException e) {
-                plan = new BatchPlan(null, List.of(), "catalog lookup failed (SQLState " + e.getSQLState() + ")");
+                plan = BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
             }
             if (plan.isFallback()) {
-                stats.fallback(plan.fallbackReason(), texts.size());
+                stats.fallback(plan.fallback(), texts.size());
                 return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
             }
             BatchPlan chained = plan;

@@ -49,9 +49,6 @@ public final class GroupCommit {
     /** Rewrite kind under which grouped rows are counted. */
     public static final String REWRITE_KIND = "group-commit";
 
-    /** Fallback reason counted when a member re-runs alone after its group failed. */
-    public static final String RETRY_REASON = "group commit failed, re-run alone";
-
     private static final ConcurrentHashMap<String, Lane> LANES = new ConcurrentHashMap<>();
 
     /**
@@ -264,7 +261,7 @@ public final class GroupCommit {
             case COMMITTED:
                 return 1;
             case RUN_ALONE:
-                me.session.stats().retried(RETRY_REASON);
+                me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
                 return own.run();
             default:
                 throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);
@@ -305,7 +302,7 @@ public final class GroupCommit {
             return 1;
         }
         if (outcome == Outcome.RUN_ALONE) {
-            me.session.stats().retried(RETRY_REASON);
+            me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
             return own.run();
         }
         throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);

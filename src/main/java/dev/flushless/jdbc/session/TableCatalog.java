@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.session;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -158,17 +160,18 @@ public final class TableCatalog {
          * {@code flushless.exactSequences=true}, ids drawn from a sequence (a failed coalesced attempt would have
          * drawn them before it is undone, and PostgreSQL cannot give them back).
          */
-        public String insertBarrier(boolean trustTriggers, boolean exactSequences) {
-            String barrier = barrier(trustTriggers);
+        public Fallback insertBarrier(boolean trustTriggers, boolean exactSequences) {
+            Fallback barrier = barrier(trustTriggers);
             if (barrier == null && exactSequences && drawsFromSequences) {
-                return EXACT_SEQUENCES_REASON;
+                return FallbackReason.EXACT_SEQUENCES.get();
             }
             return barrier;
         }
 
         /** Why the table is a barrier, or {@code null}; {@code trustTriggers} ignores triggers, rules and RLS. */
-        public String barrier(boolean trustTriggers) {
-            return kindProblem != null ? kindProblem : trustTriggers ? null : userCode;
+        public Fallback barrier(boolean trustTriggers) {
+            return kindProblem != null ? FallbackReason.TABLE_NOT_PLAIN.because(kindProblem)
+                    : trustTriggers || userCode == null ? null : FallbackReason.TRIGGERS.because(userCode);
         }
     }
 
@@ -190,8 +193,6 @@ public final class TableCatalog {
     public record ForeignKey(long otherTable, List<String> columns, List<String> otherColumns) {
     }
 
-    /** Why an INSERT that draws ids from a sequence runs as sent with {@code flushless.exactSequences=true}. */
-    public static final String EXACT_SEQUENCES_REASON = "table draws ids from a sequence and flushless.exactSequences=true";
 
     /**
      * Whether the default expression of the {@code pg_attrdef} row {@code ad} draws from a sequence: it calls a function

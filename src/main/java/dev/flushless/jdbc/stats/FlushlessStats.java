@@ -124,8 +124,11 @@ public final class FlushlessStats {
         }
     }
 
-    /** A batch of {@code rows} statements ran as sent, because of {@code reason} ({@code null}: nothing to say). */
-    public void fallback(String reason, int rows) {
+    /**
+     * A batch of {@code rows} statements ran as sent, because of {@code reason} ({@code null}: nothing to say),
+     * counted under the reason's code; the occurrence's text goes to the DEBUG log only.
+     */
+    public void fallback(dev.flushless.jdbc.Fallback reason, int rows) {
         if (rows <= 0) {
             return;
         }
@@ -137,7 +140,7 @@ public final class FlushlessStats {
         flushesBefore.add(rows);
         flushesAfter.add(rows);
         if (reason != null) {
-            count(fallbacks, "fallback", reason, rows);
+            counted(reason, rows);
         }
         if (parent != null) {
             parent.fallback(reason, rows);
@@ -148,8 +151,8 @@ public final class FlushlessStats {
      * Rows that ran coalesced, but not in the form asked for (e.g. {@code flushless.onConflict=antijoin} fell
      * back to native ON CONFLICT): counted under {@code reason} only, their execution being counted as a rewrite.
      */
-    public void noted(String reason, int rows) {
-        count(fallbacks, "fallback", reason, rows);
+    public void noted(dev.flushless.jdbc.Fallback reason, int rows) {
+        counted(reason, rows);
         if (parent != null) {
             parent.noted(reason, rows);
         }
@@ -159,10 +162,20 @@ public final class FlushlessStats {
      * A statement that was first tried coalesced with others (e.g. a group commit that failed) runs alone for
      * {@code reason}: counted under the reason only (its execution is counted as it happens).
      */
-    public void retried(String reason) {
-        count(fallbacks, "fallback", reason, 1);
+    public void retried(dev.flushless.jdbc.Fallback reason) {
+        counted(reason, 1);
         if (parent != null) {
             parent.retried(reason);
+        }
+    }
+
+    private static final System.Logger FALLBACK_LOG = System.getLogger("dev.flushless.jdbc.fallback");
+
+    /** Counts under the code; logs the text (which may quote SQL) at DEBUG on the root counters only. */
+    private void counted(dev.flushless.jdbc.Fallback reason, int rows) {
+        count(fallbacks, "fallback", reason.code(), rows);
+        if (parent == null && FALLBACK_LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            FALLBACK_LOG.log(System.Logger.Level.DEBUG, "{0} row(s) [{1}]: {2}", rows, reason.code(), reason.text());
         }
     }
 
@@ -221,7 +234,7 @@ public final class FlushlessStats {
         return snapshot(rewrites);
     }
 
-    /** Rows run as sent, by reason. */
+    /** Rows run as sent, by reason code ({@link dev.flushless.jdbc.FallbackReason#code()}). */
     public Map<String, Long> fallbacks() {
         return snapshot(fallbacks);
     }

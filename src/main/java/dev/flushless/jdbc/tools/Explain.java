@@ -388,7 +388,7 @@ public final class Explain {
                 out.println(indent(shown(step.sql()), "    "));
             } else {
                 StatementDescription member = descriptions.get(step.rows()[0]);
-                String why = member.chainReason() != null ? member.chainReason()
+                String why = member.chainReason() != null ? member.chainReason().text()
                         : "its neighbours write its table too (a group writes a table by INSERTs only, or by one"
                                 + " UPDATE or DELETE)";
                 out.println("  " + numbers + " alone, as written: " + why);
@@ -770,10 +770,10 @@ public final class Explain {
 
     private BatchPlan planPrepared(StatementDescription d) {
         if (!d.isCoalescable()) {
-            return new BatchPlan(null, List.of(), d.fallbackReason());
+            return BatchPlan.fallback(d.fallback());
         }
         if (rows == 1) {
-            return new BatchPlan(null, List.of(), "batch of one row: nothing to coalesce");
+            return BatchPlan.fallback(dev.flushless.jdbc.FallbackReason.SINGLE_ROW);
         }
         List<String> columns = new ArrayList<>(d.insertColumns());
         boolean[] inExpression = new boolean[d.parameterCount()];

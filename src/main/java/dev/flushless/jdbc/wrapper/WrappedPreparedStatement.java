@@ -35,8 +35,8 @@ import java.util.List;
 public class WrappedPreparedStatement extends PreparedStatementDelegation implements Engine.RecordedBatch {
 
     /** Why a setter's value cannot be kept for a replay: recording stops for the current batch. */
-    private static final String STREAM_OR_LOB = "stream or LOB parameter";
-    private static final String UNKEPT_OBJECT = "setObject value of a class that cannot be kept for a replay";
+    private static final dev.flushless.jdbc.Fallback STREAM_OR_LOB = dev.flushless.jdbc.FallbackReason.STREAM_OR_LOB.get();
+    private static final dev.flushless.jdbc.Fallback UNKEPT_OBJECT = dev.flushless.jdbc.FallbackReason.UNKEPT_OBJECT.get();
 
     /** The SQL text the application prepared. */
     final String sql;
@@ -46,7 +46,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     /** Recorded setters and batch rows; {@code null} while the statement runs as sent. */
     private BatchRecorder recorder;
     /** Why recording stopped for the current batch, or {@code null}. */
-    private String stoppedReason;
+    private dev.flushless.jdbc.Fallback stoppedReason;
     /** Rows that went straight to pgjdbc's batch after recording stopped. */
     private int passedThroughRows;
     /** Generated keys of the last coalesced batch, or {@code null}. */
@@ -291,7 +291,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     }
 
     /** Stops recording for the current batch: rows recorded so far go to pgjdbc's batch now. */
-    private void stopRecording(String reason) throws SQLException {
+    private void stopRecording(dev.flushless.jdbc.Fallback reason) throws SQLException {
         if (recorder == null) {
             return;
         }

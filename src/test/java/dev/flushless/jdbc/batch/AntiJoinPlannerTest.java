@@ -171,8 +171,8 @@ class AntiJoinPlannerTest {
     void theDispatcherFallsBackToNativeWithTheReasonAsTheNote() {
         BatchPlan plan = BatchPlanner.plan(sql(DO_NOTHING), rows(row(1, "a")), T, null, settings().withAntiJoin(null));
         assertEquals("upsert-do-nothing-unnest", plan.rewriteKind());
-        assertEquals(BatchPlanner.ANTI_JOIN_NOT_APPLIED + "the table's unique indexes and constraints could not be read",
-                plan.note());
+        assertEquals(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_NOT_APPLIED.because(
+                "the table's unique indexes and constraints could not be read"), plan.note());
         assertEquals("upsert-do-nothing-unnest", BatchPlanner.plan(sql(DO_NOTHING), rows(row(1, "a")), T, null,
                 settings()).rewriteKind(), "native unless asked for");
     }

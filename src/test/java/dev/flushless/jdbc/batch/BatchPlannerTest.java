@@ -63,7 +63,7 @@ class BatchPlannerTest {
     void exactSequencesIsReadFromTheConfiguration() {
         TableInfo sequenced = drawingFromSequences(T);
         assertNull(reason(INSERT, numbered(2), sequenced, settings()), "off by default");
-        assertEquals(TableCatalog.EXACT_SEQUENCES_REASON, reason(INSERT, numbered(2), sequenced,
+        assertEquals(dev.flushless.jdbc.FallbackReason.EXACT_SEQUENCES.template(), reason(INSERT, numbered(2), sequenced,
                 settings("flushless.exactSequences", "true")));
         assertNull(reason("UPDATE t SET name = ? WHERE id = ?", rows(row("a", 1)), sequenced,
                 settings("flushless.exactSequences", "true")), "UPDATE and DELETE draw no ids");

@@ -70,25 +70,24 @@ final class Runner {
     /** Noted by a Flushless run whose close() sent buffered writes that failed together and were re-run as sent. */
     static final String CLOSE_RE_RAN = "close() re-ran buffered writes as sent";
 
-    /** The fallback reason of TransactionBuffering.DRAW_BEFORE_ROLLBACK_FAILED (its text, which the stats carry). */
-    private static final String DRAW_BEFORE_ROLLBACK_FAILED = "writes sent before rollback() to draw their ids failed";
+    private static final String DRAW_BEFORE_ROLLBACK_FAILED = dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.code();
+    private static final String BUFFER_FAILED = dev.flushless.jdbc.FallbackReason.BUFFER_FAILED.code();
+    private static final String COALESCED_FAILED = dev.flushless.jdbc.FallbackReason.COALESCED_FAILED.code();
 
     /**
      * Rows a Flushless connection re-ran as sent for fallback reasons starting with {@code reason} (0 for pgjdbc):
      * "buffered writes failed when sent together", "coalesced statement failed (SQLState ...)".
      */
-    /** The fallback reasons of the re-runs a step caused: the reasons naming a failure whose counts grew. */
-    private static List<String> reRunCauses(Map<String, Long> before, dev.flushless.jdbc.stats.FlushlessStats stats) {
-        if (stats == null) {
-            return List.of();
-        }
-        List<String> grown = new ArrayList<>();
-        stats.fallbacks().forEach((reason, rows) -> {
-            if (reason.contains("failed") && rows > before.getOrDefault(reason, 0L)) {
-                grown.add(reason);
+    /** The texts of the re-runs a step caused ("code: text", from the DEBUG log), from {@code from} on. */
+    private static List<String> reRunCauses(List<String> texts, int from) {
+        List<String> causes = new ArrayList<>();
+        for (String text : texts.subList(Math.min(from, texts.size()), texts.size())) {
+            if (text.startsWith(BUFFER_FAILED) || text.startsWith(COALESCED_FAILED)
+                    || text.startsWith(DRAW_BEFORE_ROLLBACK_FAILED)) {
+                causes.add(text.substring(text.indexOf(": ") + 2));
             }
-        });
-        return grown;
+        }
+        return causes;
     }
 
     private static long reRuns(dev.flushless.jdbc.stats.FlushlessStats stats, String reason) {
@@ -121,18 +120,22 @@ final class Runner {
         this.exactSequences = exactSequences;
     }
 
+    /** The fallback texts the driver logs during the run (the report counts codes only). */
+    private dev.flushless.jdbc.testing.FallbackLog fallbackLog;
+
     Run run() throws SQLException {
         sequenceNames = readSequenceNames();
         dev.flushless.jdbc.stats.FlushlessStats stats = c.isWrapperFor(dev.flushless.jdbc.FlushlessConnection.class)
                 ? c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats() : null;
         List<StepResult> results = new ArrayList<>();
         List<List<String>> causes = new ArrayList<>();
+        fallbackLog = new dev.flushless.jdbc.testing.FallbackLog();
         try {
             for (int i = 0; i < program.steps().size(); i++) {
                 discardedDrawing = false;
-                Map<String, Long> fallbacksBefore = stats == null ? Map.of() : Map.copyOf(stats.fallbacks());
-                long bufferReRunsBefore = reRuns(stats, "buffered writes failed");
-                long statementReRunsBefore = reRuns(stats, "coalesced statement failed");
+                int logBefore = fallbackLog.texts().size();
+                long bufferReRunsBefore = reRuns(stats, BUFFER_FAILED);
+                long statementReRunsBefore = reRuns(stats, COALESCED_FAILED);
                 long rollbackDrawsBefore = reRuns(stats, DRAW_BEFORE_ROLLBACK_FAILED);
                 StepResult result;
                 modelledEnd = null;
@@ -144,8 +147,8 @@ final class Runner {
                 if (!result.ok()) {
                     result = result.withRecovery(recover());
                 }
-                int bits = (reRuns(stats, "buffered writes failed") > bufferReRunsBefore ? StepResult.BUFFER_RERUN : 0)
-                        | (reRuns(stats, "coalesced statement failed") > statementReRunsBefore ? StepResult.STATEMENT_RERUN : 0)
+                int bits = (reRuns(stats, BUFFER_FAILED) > bufferReRunsBefore ? StepResult.BUFFER_RERUN : 0)
+                        | (reRuns(stats, COALESCED_FAILED) > statementReRunsBefore ? StepResult.STATEMENT_RERUN : 0)
                         | (reRuns(stats, DRAW_BEFORE_ROLLBACK_FAILED) > rollbackDrawsBefore ? StepResult.ROLLBACK_DRAW_FAILED : 0);
                 if (bits != 0) {
                     result = result.withReRuns(bits);
@@ -158,7 +161,7 @@ final class Runner {
                     result = result.withSequences(state);
                 }
                 results.add(result);
-                causes.add(reRunCauses(fallbacksBefore, stats));
+                causes.add(stats == null ? List.of() : reRunCauses(fallbackLog.texts(), logBefore));
             }
             if (semantics == Semantics.ORACLE_TRANSACTION && !pending.isEmpty()) {
                 // close() sends the buffer (its errors are not reported); the server then rolls back
@@ -166,13 +169,14 @@ final class Runner {
                 flushQuietly();
             }
         } finally {
-            long closeReRunsBefore = reRuns(stats, "buffered writes failed");
+            fallbackLog.close();
+            long closeReRunsBefore = reRuns(stats, BUFFER_FAILED);
             try {
                 c.close();
             } catch (SQLException ignored) {
                 // a run may leave its connection broken; the final state is read on the admin connection
             }
-            if (reRuns(stats, "buffered writes failed") > closeReRunsBefore) {
+            if (reRuns(stats, BUFFER_FAILED) > closeReRunsBefore) {
                 notes.add(CLOSE_RE_RAN);
             }
         }

@@ -60,13 +60,13 @@ class ReportTest {
             assertEquals(100 + 1 + 3, report.estimatedFlushesBefore(), report.toString());
             assertEquals(1 + 1 + 3, report.estimatedFlushesAfter(), report.toString());
             assertEquals(Long.valueOf(100), report.rewrites().get("insert-values"));
-            assertEquals(Long.valueOf(3), report.fallbacks().get("INSERT ... SELECT"));
+            assertEquals(Long.valueOf(3), report.fallbacks().get(dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()));
             assertEquals(1, report.coalescedRuns());
 
             assertEquals(105, registry.get("flushless.statements.issued").tag("pool", "test").functionCounter().count());
             assertEquals(104, registry.get("flushless.flushes.estimated").tag("phase", "before").functionCounter().count());
             assertEquals(100, registry.get("flushless.rewrites").tag("kind", "insert-values").functionCounter().count());
-            assertEquals(3, registry.get("flushless.fallbacks").tag("reason", "INSERT ... SELECT").functionCounter().count());
+            assertEquals(3, registry.get("flushless.fallbacks").tag("reason", dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()).functionCounter().count());
             assertEquals(1, registry.get("flushless.flush").timer().count());
             // every counter equals the report's number
             assertEquals(report.statementsSent(), registry.get("flushless.statements.sent").functionCounter().count());

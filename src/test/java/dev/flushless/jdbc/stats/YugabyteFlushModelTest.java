@@ -68,7 +68,7 @@ class YugabyteFlushModelTest {
         stats.rewrite("insert-unnest", 10_000, 3, 3, 1, 0);
         stats.rewrite("upsert-do-nothing", 1000, 1, 1, 1, 0, article.onConflictStatement(1000));
         stats.executed(true);
-        stats.fallback("some reason", 5);
+        stats.fallback(dev.flushless.jdbc.FallbackReason.SINGLE_ROW.get(), 5);
         FlushlessReport report = stats.report();
         assertEquals(10_000 + 1000 + 1 + 5, report.estimatedFlushesBefore());
         assertEquals(4 + 1000 + 1 + 5, report.estimatedFlushesAfter());
