@@ -106,13 +106,13 @@ public class FlushlessDataSource implements DataSource {
     private Connection connect(String username, String password) throws SQLException {
         String configuredUrl = url;
         if (configuredUrl == null) {
-            throw new SQLException("FlushlessDataSource has no URL: call setUrl(\"" + FlushlessDriver.URL_PREFIX
-                    + "postgresql://host:5432/db\") (HikariCP: dataSource.url) or wrap a DataSource.", "08001");
+            throw Errors.cannotConnect("FlushlessDataSource has no URL: call setUrl(\"" + FlushlessDriver.URL_PREFIX
+                    + "postgresql://host:5432/db\") (HikariCP: dataSource.url) or wrap a DataSource.");
         }
         if (!driver.acceptsURL(configuredUrl)) {
-            throw new SQLException("FlushlessDataSource URL must start with " + FlushlessDriver.URL_PREFIX
+            throw Errors.cannotConnect("FlushlessDataSource URL must start with " + FlushlessDriver.URL_PREFIX
                     + " but is " + FlushlessDriver.redact(configuredUrl) + ". Put '" + FlushlessDriver.URL_PREFIX
-                    + "' in front of the rest, e.g. " + FlushlessDriver.URL_PREFIX + "postgresql://host/db.", "08001");
+                    + "' in front of the rest, e.g. " + FlushlessDriver.URL_PREFIX + "postgresql://host/db.");
         }
         Properties info = new Properties();
         if (username != null) {
@@ -354,8 +354,8 @@ public class FlushlessDataSource implements DataSource {
         if (wrapped != null) {
             return wrapped.unwrap(iface);
         }
-        throw new SQLException("FlushlessDataSource is not a wrapper for " + iface.getName()
-                + ": it opens connections by URL and wraps no DataSource.", "0A000");
+        throw Errors.notSupported("FlushlessDataSource is not a wrapper for " + iface.getName()
+                + ": it opens connections by URL and wraps no DataSource.");
     }
 
     @Override

@@ -281,10 +281,9 @@ public enum FlushlessProperty {
             if (Arrays.asList(choices).contains(canonical)) {
                 return canonical;
             }
-            throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+            throw Errors.invalidSetting("Invalid value '" + value + "' for Flushless setting " + key
                     + ": allowed values are " + String.join(", ", choices)
-                    + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
-                    INVALID_PARAMETER_VALUE);
+                    + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.");
         }
         try {
             int number = Integer.parseInt(canonical);
@@ -294,10 +293,9 @@ public enum FlushlessProperty {
         } catch (NumberFormatException notANumber) {
             // reported below
         }
-        throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+        throw Errors.invalidSetting("Invalid value '" + value + "' for Flushless setting " + key
                 + ": allowed values are whole numbers from " + min + " to " + max
-                + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
-                INVALID_PARAMETER_VALUE);
+                + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.");
     }
 
     /** This setting as {@link java.sql.Driver#getPropertyInfo} reports it, with the value found in {@code settings}. */
@@ -309,9 +307,6 @@ public enum FlushlessProperty {
         return info;
     }
 
-    /** SQLState for a bad setting: {@code invalid_parameter_value}, as PostgreSQL uses for bad SET values. */
-    static final String INVALID_PARAMETER_VALUE = "22023";
-
     /**
      * Rejects any {@code flushless.*} key this enum does not declare, so a typo is an error rather than
      * a setting silently ignored.
@@ -321,9 +316,9 @@ public enum FlushlessProperty {
     static void rejectUnknownKeys(Properties settings) throws SQLException {
         for (String name : settings.stringPropertyNames()) {
             if (name.startsWith(PREFIX) && forKey(name) == null) {
-                throw new SQLException("Unknown Flushless setting '" + name + "' (value '"
+                throw Errors.invalidSetting("Unknown Flushless setting '" + name + "' (value '"
                         + settings.getProperty(name) + "'): known settings are " + knownKeys()
-                        + ". Remove it or correct its spelling.", INVALID_PARAMETER_VALUE);
+                        + ". Remove it or correct its spelling.");
             }
         }
     }

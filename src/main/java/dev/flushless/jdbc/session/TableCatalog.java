@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.session;
 
+import dev.flushless.jdbc.Errors;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -402,8 +403,7 @@ public final class TableCatalog {
             List<ForeignKey> keys = new ArrayList<>();
             for (Object entry : (Object[]) array.getArray()) {
                 if (entry == null) {
-                    throw new SQLException("Flushless could not read a foreign key's columns from the catalog",
-                            org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState());
+                    throw Errors.unexpected("Flushless could not read a foreign key's columns from the catalog");
                 }
                 String[] parts = ((String) entry).split("\u001e", -1);
                 keys.add(new ForeignKey(Long.parseLong(parts[0]), names(parts[1]), names(parts[2])));
