@@ -1,11 +1,15 @@
 package dev.flushless.jdbc;
 
 import java.sql.SQLException;
+import java.util.EnumMap;
 import java.util.Properties;
 
 /**
  * The validated {@code flushless.*} settings of one connection (immutable). Built from the settings that
  * {@link FlushlessDriver} or {@link FlushlessDataSource} separated from the delegate's properties.
+ *
+ * <p>The values are parsed and validated from {@link FlushlessProperty} generically, one per constant; a new
+ * setting needs its constant there and, here, a typed getter.
  */
 public final class FlushlessConfig {
 
@@ -39,35 +43,11 @@ public final class FlushlessConfig {
         }
     }
 
-    private final Mode mode;
-    private final int maxRowsPerStatement;
-    private final boolean trustTriggers;
-    private final boolean exactSequences;
-    private final int parseCacheSize;
-    private final int maxBufferedRows;
-    private final int maxBufferedBytes;
-    private final boolean groupCommit;
-    private final int groupCommitMaxDelayMicros;
-    private final int groupCommitMaxRows;
-    private final OnConflict onConflict;
-    private final int followerReadsStalenessMs;
+    /** One validated value per setting, of the setting's Java type (see {@link FlushlessProperty#getValue}). */
+    private final EnumMap<FlushlessProperty, Object> values;
 
-    private FlushlessConfig(Mode mode, int maxRowsPerStatement, boolean trustTriggers, boolean exactSequences,
-            int parseCacheSize,
-            int maxBufferedRows, int maxBufferedBytes, boolean groupCommit, int groupCommitMaxDelayMicros,
-            int groupCommitMaxRows, OnConflict onConflict, int followerReadsStalenessMs) {
-        this.mode = mode;
-        this.maxRowsPerStatement = maxRowsPerStatement;
-        this.trustTriggers = trustTriggers;
-        this.exactSequences = exactSequences;
-        this.parseCacheSize = parseCacheSize;
-        this.maxBufferedRows = maxBufferedRows;
-        this.maxBufferedBytes = maxBufferedBytes;
-        this.groupCommit = groupCommit;
-        this.groupCommitMaxDelayMicros = groupCommitMaxDelayMicros;
-        this.groupCommitMaxRows = groupCommitMaxRows;
-        this.onConflict = onConflict;
-        this.followerReadsStalenessMs = followerReadsStalenessMs;
+    private FlushlessConfig(EnumMap<FlushlessProperty, Object> values) {
+        this.values = values;
     }
 
     /** The configuration used when no {@code flushless.*} setting is given. */
@@ -82,80 +62,89 @@ public final class FlushlessConfig {
      */
     public static FlushlessConfig from(Properties settings) throws SQLException {
         FlushlessProperty.rejectUnknownKeys(settings);
-        Mode mode = Mode.valueOf(FlushlessProperty.MODE.get(settings).toUpperCase(java.util.Locale.ROOT));
-        return new FlushlessConfig(mode, FlushlessProperty.MAX_ROWS_PER_STATEMENT.getInt(settings),
-                FlushlessProperty.TRUST_TRIGGERS.getBoolean(settings), FlushlessProperty.EXACT_SEQUENCES.getBoolean(settings),
-                FlushlessProperty.PARSE_CACHE_SIZE.getInt(settings),
-                FlushlessProperty.MAX_BUFFERED_ROWS.getInt(settings), FlushlessProperty.MAX_BUFFERED_BYTES.getInt(settings),
-                FlushlessProperty.GROUP_COMMIT.getBoolean(settings),
-                FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS.getInt(settings),
-                FlushlessProperty.GROUP_COMMIT_MAX_ROWS.getInt(settings),
-                OnConflict.valueOf(FlushlessProperty.ON_CONFLICT.get(settings).toUpperCase(java.util.Locale.ROOT)),
-                FlushlessProperty.FOLLOWER_READS.getInt(settings));
+        EnumMap<FlushlessProperty, Object> values = new EnumMap<>(FlushlessProperty.class);
+        // In declaration order, so that the first bad setting of the enum is the one reported.
+        for (FlushlessProperty property : FlushlessProperty.values()) {
+            values.put(property, property.getValue(settings));
+        }
+        return new FlushlessConfig(values);
+    }
+
+    /** The value of {@code property}: an {@link Integer}, a {@link Boolean} or an enum constant (e.g. a Mode). */
+    Object value(FlushlessProperty property) {
+        return values.get(property);
+    }
+
+    private int intValue(FlushlessProperty property) {
+        return (Integer) values.get(property);
+    }
+
+    private boolean booleanValue(FlushlessProperty property) {
+        return (Boolean) values.get(property);
     }
 
     /** See {@link FlushlessProperty#ON_CONFLICT}. */
     public OnConflict onConflict() {
-        return onConflict;
+        return (OnConflict) values.get(FlushlessProperty.ON_CONFLICT);
     }
 
     /** See {@link FlushlessProperty#FOLLOWER_READS}: the staleness in milliseconds, 0 when off. */
     public int followerReadsStalenessMs() {
-        return followerReadsStalenessMs;
+        return intValue(FlushlessProperty.FOLLOWER_READS);
     }
 
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
     public int maxRowsPerStatement() {
-        return maxRowsPerStatement;
+        return intValue(FlushlessProperty.MAX_ROWS_PER_STATEMENT);
     }
 
     /** See {@link FlushlessProperty#EXACT_SEQUENCES}. */
     public boolean exactSequences() {
-        return exactSequences;
+        return booleanValue(FlushlessProperty.EXACT_SEQUENCES);
     }
 
     /** See {@link FlushlessProperty#TRUST_TRIGGERS}. */
     public boolean trustTriggers() {
-        return trustTriggers;
+        return booleanValue(FlushlessProperty.TRUST_TRIGGERS);
     }
 
     /** See {@link FlushlessProperty#PARSE_CACHE_SIZE}. */
     public int parseCacheSize() {
-        return parseCacheSize;
+        return intValue(FlushlessProperty.PARSE_CACHE_SIZE);
     }
 
     /** See {@link FlushlessProperty#MAX_BUFFERED_ROWS}. */
     public int maxBufferedRows() {
-        return maxBufferedRows;
+        return intValue(FlushlessProperty.MAX_BUFFERED_ROWS);
     }
 
     /** See {@link FlushlessProperty#MAX_BUFFERED_BYTES}. */
     public int maxBufferedBytes() {
-        return maxBufferedBytes;
+        return intValue(FlushlessProperty.MAX_BUFFERED_BYTES);
     }
 
     /** See {@link FlushlessProperty#GROUP_COMMIT}. */
     public boolean groupCommit() {
-        return groupCommit;
+        return booleanValue(FlushlessProperty.GROUP_COMMIT);
     }
 
     /** See {@link FlushlessProperty#GROUP_COMMIT_MAX_DELAY_MICROS}. */
     public int groupCommitMaxDelayMicros() {
-        return groupCommitMaxDelayMicros;
+        return intValue(FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS);
     }
 
     /** See {@link FlushlessProperty#GROUP_COMMIT_MAX_ROWS}. */
     public int groupCommitMaxRows() {
-        return groupCommitMaxRows;
+        return intValue(FlushlessProperty.GROUP_COMMIT_MAX_ROWS);
     }
 
     /** The configured {@link Mode}. */
     public Mode mode() {
-        return mode;
+        return (Mode) values.get(FlushlessProperty.MODE);
     }
 
     @Override
     public String toString() {
-        return "mode=" + mode.name().toLowerCase(java.util.Locale.ROOT);
+        return "mode=" + mode().name().toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -18,11 +18,22 @@ import javax.sql.DataSource;
  *       {@link #setUser} and {@link #setPassword}, e.g. as HikariCP's {@code dataSourceClassName} with
  *       {@code dataSource.url}, {@code dataSource.user} and {@code dataSource.password}.</li>
  * </ul>
+ *
+ * <p>Either way, every {@link FlushlessProperty} has a setter and a getter here, as pgjdbc's
+ * {@code PGSimpleDataSource} has for its properties: named after the key without {@code flushless.} (further dots
+ * dropped, the next letter capitalised), e.g. {@link #setMode(String)}, {@link #setMaxRowsPerStatement(int)},
+ * {@link #setGroupCommitMaxRows(int)}; HikariCP's {@code dataSource.mode=transaction} calls {@code setMode}. A getter
+ * returns the value set, or the default. Values are checked when a connection is opened, which fails with
+ * SQLState 22023 for a value not allowed. For a data source configured by URL, a setting in the URL's query string
+ * wins over the same setting made here (as it wins over connection properties).
  */
 public class FlushlessDataSource implements DataSource {
 
     private final DataSource wrapped;
-    private final FlushlessConfig wrappedConfig;
+    /** The {@code flushless.*} settings made through the setters or the constructor, by key. */
+    private final Properties settings = new Properties();
+    /** The settings, validated, for a wrapped data source's connections; {@code null} after a setter changed one. */
+    private FlushlessConfig wrappedConfig; // guarded by this
     private final FlushlessDriver driver = new FlushlessDriver();
 
     private volatile String url;
@@ -51,6 +62,12 @@ public class FlushlessDataSource implements DataSource {
     public FlushlessDataSource(DataSource dataSource, Properties settings) throws SQLException {
         this.wrapped = requireNonNull(dataSource);
         this.wrappedConfig = FlushlessConfig.from(settings);
+        for (FlushlessProperty property : FlushlessProperty.values()) {
+            String value = settings.getProperty(property.key());
+            if (value != null) { // valid: from() checked it; kept in canonical form for the getters
+                this.settings.setProperty(property.key(), property.validate(value));
+            }
+        }
     }
 
     private static DataSource requireNonNull(DataSource dataSource) {
@@ -63,7 +80,8 @@ public class FlushlessDataSource implements DataSource {
     @Override
     public Connection getConnection() throws SQLException {
         if (wrapped != null) {
-            return new WrappedConnection(wrapped.getConnection(), wrappedConfig);
+            FlushlessConfig config = wrappedConfig();
+            return new WrappedConnection(wrapped.getConnection(), config);
         }
         return connect(user, password);
     }
@@ -71,21 +89,30 @@ public class FlushlessDataSource implements DataSource {
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
         if (wrapped != null) {
-            return new WrappedConnection(wrapped.getConnection(username, password), wrappedConfig);
+            FlushlessConfig config = wrappedConfig();
+            return new WrappedConnection(wrapped.getConnection(username, password), config);
         }
         return connect(username, password);
+    }
+
+    /** The settings, validated, for a wrapped data source. */
+    private synchronized FlushlessConfig wrappedConfig() throws SQLException {
+        if (wrappedConfig == null) {
+            wrappedConfig = FlushlessConfig.from(settings);
+        }
+        return wrappedConfig;
     }
 
     private Connection connect(String username, String password) throws SQLException {
         String configuredUrl = url;
         if (configuredUrl == null) {
-            throw new SQLException("FlushlessDataSource has no URL: call setUrl(\"" + FlushlessDriver.URL_PREFIX
-                    + "postgresql://host:5432/db\") (HikariCP: dataSource.url) or wrap a DataSource.", "08001");
+            throw Errors.cannotConnect("FlushlessDataSource has no URL: call setUrl(\"" + FlushlessDriver.URL_PREFIX
+                    + "postgresql://host:5432/db\") (HikariCP: dataSource.url) or wrap a DataSource.");
         }
         if (!driver.acceptsURL(configuredUrl)) {
-            throw new SQLException("FlushlessDataSource URL must start with " + FlushlessDriver.URL_PREFIX
+            throw Errors.cannotConnect("FlushlessDataSource URL must start with " + FlushlessDriver.URL_PREFIX
                     + " but is " + FlushlessDriver.redact(configuredUrl) + ". Put '" + FlushlessDriver.URL_PREFIX
-                    + "' in front of the rest, e.g. " + FlushlessDriver.URL_PREFIX + "postgresql://host/db.", "08001");
+                    + "' in front of the rest, e.g. " + FlushlessDriver.URL_PREFIX + "postgresql://host/db.");
         }
         Properties info = new Properties();
         if (username != null) {
@@ -97,7 +124,153 @@ public class FlushlessDataSource implements DataSource {
         if (loginTimeoutSeconds > 0) {
             info.setProperty("loginTimeout", Integer.toString(loginTimeoutSeconds));
         }
+        synchronized (this) {
+            info.putAll(settings);
+        }
         return driver.connect(configuredUrl, info);
+    }
+
+    // ---- flushless.* settings: one setter and getter per FlushlessProperty ----
+
+    private synchronized void set(FlushlessProperty property, String value) {
+        if (value == null) {
+            settings.remove(property.key());
+        } else {
+            settings.setProperty(property.key(), value);
+        }
+        wrappedConfig = null;
+    }
+
+    private String get(FlushlessProperty property) {
+        return settings.getProperty(property.key(), property.defaultValue());
+    }
+
+    private int getInt(FlushlessProperty property) {
+        return Integer.parseInt(get(property));
+    }
+
+    private boolean getBoolean(FlushlessProperty property) {
+        return Boolean.parseBoolean(get(property));
+    }
+
+    /** {@link FlushlessProperty#MODE}: {@code off}, {@code batch} or {@code transaction}; {@code null} resets it. */
+    public void setMode(String mode) {
+        set(FlushlessProperty.MODE, mode);
+    }
+
+    /** {@link FlushlessProperty#MODE}, as set or its default. */
+    public String getMode() {
+        return get(FlushlessProperty.MODE);
+    }
+
+    /** {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
+    public void setMaxRowsPerStatement(int rows) {
+        set(FlushlessProperty.MAX_ROWS_PER_STATEMENT, Integer.toString(rows));
+    }
+
+    /** {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}, as set or its default. */
+    public int getMaxRowsPerStatement() {
+        return getInt(FlushlessProperty.MAX_ROWS_PER_STATEMENT);
+    }
+
+    /** {@link FlushlessProperty#TRUST_TRIGGERS}. */
+    public void setTrustTriggers(boolean trust) {
+        set(FlushlessProperty.TRUST_TRIGGERS, Boolean.toString(trust));
+    }
+
+    /** {@link FlushlessProperty#TRUST_TRIGGERS}, as set or its default. */
+    public boolean getTrustTriggers() {
+        return getBoolean(FlushlessProperty.TRUST_TRIGGERS);
+    }
+
+    /** {@link FlushlessProperty#EXACT_SEQUENCES}. */
+    public void setExactSequences(boolean exact) {
+        set(FlushlessProperty.EXACT_SEQUENCES, Boolean.toString(exact));
+    }
+
+    /** {@link FlushlessProperty#EXACT_SEQUENCES}, as set or its default. */
+    public boolean getExactSequences() {
+        return getBoolean(FlushlessProperty.EXACT_SEQUENCES);
+    }
+
+    /** {@link FlushlessProperty#PARSE_CACHE_SIZE} (driver-wide: read from the first connection). */
+    public void setParseCacheSize(int entries) {
+        set(FlushlessProperty.PARSE_CACHE_SIZE, Integer.toString(entries));
+    }
+
+    /** {@link FlushlessProperty#PARSE_CACHE_SIZE}, as set or its default. */
+    public int getParseCacheSize() {
+        return getInt(FlushlessProperty.PARSE_CACHE_SIZE);
+    }
+
+    /** {@link FlushlessProperty#MAX_BUFFERED_ROWS}. */
+    public void setMaxBufferedRows(int rows) {
+        set(FlushlessProperty.MAX_BUFFERED_ROWS, Integer.toString(rows));
+    }
+
+    /** {@link FlushlessProperty#MAX_BUFFERED_ROWS}, as set or its default. */
+    public int getMaxBufferedRows() {
+        return getInt(FlushlessProperty.MAX_BUFFERED_ROWS);
+    }
+
+    /** {@link FlushlessProperty#MAX_BUFFERED_BYTES}. */
+    public void setMaxBufferedBytes(int bytes) {
+        set(FlushlessProperty.MAX_BUFFERED_BYTES, Integer.toString(bytes));
+    }
+
+    /** {@link FlushlessProperty#MAX_BUFFERED_BYTES}, as set or its default. */
+    public int getMaxBufferedBytes() {
+        return getInt(FlushlessProperty.MAX_BUFFERED_BYTES);
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT}. */
+    public void setGroupCommit(boolean groupCommit) {
+        set(FlushlessProperty.GROUP_COMMIT, Boolean.toString(groupCommit));
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT}, as set or its default. */
+    public boolean getGroupCommit() {
+        return getBoolean(FlushlessProperty.GROUP_COMMIT);
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT_MAX_DELAY_MICROS}. */
+    public void setGroupCommitMaxDelayMicros(int micros) {
+        set(FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS, Integer.toString(micros));
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT_MAX_DELAY_MICROS}, as set or its default. */
+    public int getGroupCommitMaxDelayMicros() {
+        return getInt(FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS);
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT_MAX_ROWS}. */
+    public void setGroupCommitMaxRows(int rows) {
+        set(FlushlessProperty.GROUP_COMMIT_MAX_ROWS, Integer.toString(rows));
+    }
+
+    /** {@link FlushlessProperty#GROUP_COMMIT_MAX_ROWS}, as set or its default. */
+    public int getGroupCommitMaxRows() {
+        return getInt(FlushlessProperty.GROUP_COMMIT_MAX_ROWS);
+    }
+
+    /** {@link FlushlessProperty#ON_CONFLICT}: {@code auto}, {@code native} or {@code antijoin}; null resets it. */
+    public void setOnConflict(String onConflict) {
+        set(FlushlessProperty.ON_CONFLICT, onConflict);
+    }
+
+    /** {@link FlushlessProperty#ON_CONFLICT}, as set or its default. */
+    public String getOnConflict() {
+        return get(FlushlessProperty.ON_CONFLICT);
+    }
+
+    /** {@link FlushlessProperty#FOLLOWER_READS}: milliseconds of staleness, 0 for off. */
+    public void setFollowerReads(int stalenessMs) {
+        set(FlushlessProperty.FOLLOWER_READS, Integer.toString(stalenessMs));
+    }
+
+    /** {@link FlushlessProperty#FOLLOWER_READS}, as set or its default. */
+    public int getFollowerReads() {
+        return getInt(FlushlessProperty.FOLLOWER_READS);
     }
 
     /** The {@code jdbc:flushless:...} URL to connect to (bean style, used when no DataSource is wrapped). */
@@ -181,8 +354,8 @@ public class FlushlessDataSource implements DataSource {
         if (wrapped != null) {
             return wrapped.unwrap(iface);
         }
-        throw new SQLException("FlushlessDataSource is not a wrapper for " + iface.getName()
-                + ": it opens connections by URL and wraps no DataSource.", "0A000");
+        throw Errors.notSupported("FlushlessDataSource is not a wrapper for " + iface.getName()
+                + ": it opens connections by URL and wraps no DataSource.");
     }
 
     @Override

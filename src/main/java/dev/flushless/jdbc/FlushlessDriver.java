@@ -46,9 +46,9 @@ public final class FlushlessDriver implements Driver {
         Driver delegate = delegateFor(target.delegateUrl);
         Connection connection = delegate.connect(target.delegateUrl, target.delegateProperties);
         if (connection == null) {
-            throw new SQLException("The driver " + delegate.getClass().getName() + " did not accept the URL "
+            throw Errors.cannotConnect("The driver " + delegate.getClass().getName() + " did not accept the URL "
                     + redact(target.delegateUrl) + " although it said it would. Check the URL after '"
-                    + URL_PREFIX + "'.", "08001");
+                    + URL_PREFIX + "'.");
         }
         return new WrappedConnection(connection, target.config);
     }
@@ -114,20 +114,20 @@ public final class FlushlessDriver implements Driver {
             return driver;
         }
         if (delegateUrl.startsWith(YUGABYTE_PREFIX)) {
-            throw new SQLException("The URL " + redact(URL_PREFIX + delegateUrl.substring("jdbc:".length()))
+            throw Errors.cannotConnect("The URL " + redact(URL_PREFIX + delegateUrl.substring("jdbc:".length()))
                     + " needs the YugabyteDB smart driver (" + YUGABYTE_DRIVER + "), which is not on the classpath."
                     + " Add the Maven dependency " + YUGABYTE_ARTIFACT + " (<groupId>com.yugabyte</groupId>"
                     + "<artifactId>jdbc-yugabytedb</artifactId>), or connect with pgjdbc instead:"
-                    + " jdbc:flushless:postgresql://host:5433/yugabyte (YSQL speaks the PostgreSQL protocol).", "08001");
+                    + " jdbc:flushless:postgresql://host:5433/yugabyte (YSQL speaks the PostgreSQL protocol).");
         }
         List<String> registered = new ArrayList<>();
         for (Driver candidate : Collections.list(DriverManager.getDrivers())) {
             registered.add(candidate.getClass().getName());
         }
-        throw new SQLException("No JDBC driver accepts the URL " + redact(delegateUrl)
+        throw Errors.cannotConnect("No JDBC driver accepts the URL " + redact(delegateUrl)
                 + " (the part after '" + URL_PREFIX + "', with 'jdbc:' in front). Registered drivers: "
                 + registered + ". Put the database's JDBC driver (for PostgreSQL, org.postgresql:postgresql)"
-                + " on the classpath and check the URL.", "08001");
+                + " on the classpath and check the URL.");
     }
 
     private static Driver findDelegate(String delegateUrl) throws SQLException {

@@ -9,7 +9,9 @@ import java.util.Properties;
 /**
  * Every {@code flushless.*} setting the driver understands, in the style of pgjdbc's {@code PGProperty}:
  * one place holds each setting's name, default, allowed values and description. The README's property
- * table is checked against this enum by a test.
+ * table is checked against this enum by a test. The type of a constant's default says what its values are:
+ * a whole number in a range, {@code true}/{@code false}, or the constants of a Java enum in lower case.
+ * {@link FlushlessConfig} reads every constant, and {@link FlushlessDataSource} has a setter for each.
  *
  * <p>Settings come from the JDBC URL's query string or from the {@link Properties} given to
  * {@code connect}; when both name the same key, the URL wins (as in pgjdbc). They are removed before the
@@ -21,7 +23,7 @@ public enum FlushlessProperty {
      * What the driver rewrites. {@code off} passes every call through unchanged; {@code batch} coalesces
      * JDBC batches; {@code transaction} also buffers the writes of an explicit transaction.
      */
-    MODE("flushless.mode", "batch", new String[] {"off", "batch", "transaction"},
+    MODE("flushless.mode", FlushlessConfig.Mode.BATCH,
             "What to rewrite: off (pass everything through), batch (coalesce JDBC batches),"
                     + " transaction (also buffer the writes of explicit transactions)"),
 
@@ -29,14 +31,14 @@ public enum FlushlessProperty {
      * Upper bound on the rows of one coalesced statement. A batch larger than this runs as several
      * statements (still in one round trip); the 65535 bind-parameter limit of the protocol also applies.
      */
-    MAX_ROWS_PER_STATEMENT("flushless.maxRowsPerStatement", "4096", 1, 65535,
+    MAX_ROWS_PER_STATEMENT("flushless.maxRowsPerStatement", 4096, 1, 65535,
             "Most rows one coalesced statement carries; larger batches become several statements, sent together"),
 
     /**
      * Whether tables with user triggers, rules or row-level security may be rewritten. Off by default:
      * such code can skip rows or read and write other tables, so coalescing could change what it sees.
      */
-    TRUST_TRIGGERS("flushless.trustTriggers", "false", new String[] {"true", "false"},
+    TRUST_TRIGGERS("flushless.trustTriggers", false,
             "Rewrite writes to tables that have user triggers, rules or row-level security (they are left alone"
                     + " by default)"),
 
@@ -47,12 +49,12 @@ public enum FlushlessProperty {
      * error are higher than with bare pgjdbc (documented deviation 4); with this on, those INSERTs are never
      * coalesced, buffered or grouped, and draw exactly what bare pgjdbc draws.
      */
-    EXACT_SEQUENCES("flushless.exactSequences", "false", new String[] {"true", "false"},
+    EXACT_SEQUENCES("flushless.exactSequences", false,
             "Leave INSERTs into tables that draw ids from a sequence as sent, so that a failed batch draws exactly"
                     + " the ids bare pgjdbc would (deviation 4 does not apply)"),
 
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
-    PARSE_CACHE_SIZE("flushless.parseCacheSize", "2048", 16, 1_000_000,
+    PARSE_CACHE_SIZE("flushless.parseCacheSize", 2048, 16, 1_000_000,
             "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"
                     + " texts hold at most 4096 characters per entry on average"),
 
@@ -60,14 +62,14 @@ public enum FlushlessProperty {
      * {@code mode=transaction}: most INSERT rows a transaction keeps buffered; reaching it sends the buffer
      * (one round trip) and buffering starts again. Bounds the driver's memory per connection.
      */
-    MAX_BUFFERED_ROWS("flushless.maxBufferedRows", "10000", 1, 10_000_000,
+    MAX_BUFFERED_ROWS("flushless.maxBufferedRows", 10_000, 1, 10_000_000,
             "mode=transaction: most INSERT rows a transaction keeps buffered before sending them"),
 
     /**
      * {@code mode=transaction}: most bytes of values (estimated) a transaction keeps buffered: bound values, and
      * the whole text of a plain Statement (its values are literals in it).
      */
-    MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", "16777216", 1024, Integer.MAX_VALUE,
+    MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", 16 * 1024 * 1024, 1024, Integer.MAX_VALUE,
             "mode=transaction: most bytes of values (estimated; bound values, and a Statement's whole text) a"
                     + " transaction keeps buffered before sending them"),
 
@@ -76,7 +78,7 @@ public enum FlushlessProperty {
      * connections of the same database, user and session settings, run as one multi-row statement.
      * Off by default: other callers' rows may become visible together with yours.
      */
-    GROUP_COMMIT("flushless.groupCommit", "false", new String[] {"true", "false"},
+    GROUP_COMMIT("flushless.groupCommit", false,
             "Group concurrent single-row autocommit INSERTs of one SQL text from many connections into one statement"),
 
     /**
@@ -84,11 +86,11 @@ public enum FlushlessProperty {
      * earlier groups released are still away (at least four when it starts) and another group of its lane runs
      * (a lone writer never waits).
      */
-    GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", "200", 0, 1_000_000,
+    GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", 200, 0, 1_000_000,
             "Group commit: most microseconds a group waits for more INSERTs (only while others are writing too)"),
 
     /** Group commit: most rows one grouped statement carries. */
-    GROUP_COMMIT_MAX_ROWS("flushless.groupCommit.maxRows", "1000", 2, 65535,
+    GROUP_COMMIT_MAX_ROWS("flushless.groupCommit.maxRows", 1000, 2, 65535,
             "Group commit: most rows one grouped INSERT carries"),
 
     /**
@@ -97,7 +99,7 @@ public enum FlushlessProperty {
      * then update the existing rows and insert the missing ones (YugabyteDB flushes a native ON CONFLICT once
      * per row on releases that do not batch it server-side); {@code auto} picks antijoin exactly there.
      */
-    ON_CONFLICT("flushless.onConflict", "auto", new String[] {"auto", "native", "antijoin"},
+    ON_CONFLICT("flushless.onConflict", FlushlessConfig.OnConflict.AUTO,
             "How ON CONFLICT batches are coalesced: native (multi-row ON CONFLICT), antijoin (read existing keys,"
                     + " update those, insert the rest; not safe against a concurrent insert of the same key), auto"
                     + " (antijoin on YugabyteDB releases that do not batch ON CONFLICT themselves, else native)"),
@@ -106,7 +108,7 @@ public enum FlushlessProperty {
      * YugabyteDB follower reads: read-only connections and read-only transactions read from the nearest replica,
      * at most this many milliseconds stale. 0 (the default) turns it off; ignored, with a warning, on PostgreSQL.
      */
-    FOLLOWER_READS("flushless.followerReads", "0", 0, Integer.MAX_VALUE,
+    FOLLOWER_READS("flushless.followerReads", 0, 0, Integer.MAX_VALUE,
             "YugabyteDB: read-only connections and transactions read from followers at most this many ms stale"
                     + " (0 = off; ignored with a warning on PostgreSQL)");
 
@@ -116,23 +118,45 @@ public enum FlushlessProperty {
     private final String key;
     private final String defaultValue;
     private final String[] choices;
+    /** For a setting whose values are a Java enum's constants: those constants, in the order of {@link #choices}. */
+    private final Enum<?>[] constants;
     private final int min;
     private final int max;
     private final String description;
 
-    FlushlessProperty(String key, String defaultValue, String[] choices, String description) {
+    /** A setting whose values are the constants of {@code defaultValue}'s enum, written in lower case. */
+    <E extends Enum<E>> FlushlessProperty(String key, E defaultValue, String description) {
+        E[] all = defaultValue.getDeclaringClass().getEnumConstants();
+        String[] names = new String[all.length];
+        for (int i = 0; i < all.length; i++) {
+            names[i] = all[i].name().toLowerCase(Locale.ROOT);
+        }
         this.key = key;
-        this.defaultValue = defaultValue;
-        this.choices = choices;
+        this.defaultValue = defaultValue.name().toLowerCase(Locale.ROOT);
+        this.choices = names;
+        this.constants = all;
         this.min = 0;
         this.max = -1;
         this.description = description;
     }
 
-    FlushlessProperty(String key, String defaultValue, int min, int max, String description) {
+    /** A {@code true}/{@code false} setting. */
+    FlushlessProperty(String key, boolean defaultValue, String description) {
         this.key = key;
-        this.defaultValue = defaultValue;
+        this.defaultValue = Boolean.toString(defaultValue);
+        this.choices = new String[] {"true", "false"};
+        this.constants = null;
+        this.min = 0;
+        this.max = -1;
+        this.description = description;
+    }
+
+    /** A whole-number setting from {@code min} to {@code max}. */
+    FlushlessProperty(String key, int defaultValue, int min, int max, String description) {
+        this.key = key;
+        this.defaultValue = Integer.toString(defaultValue);
         this.choices = new String[0];
+        this.constants = null;
         this.min = min;
         this.max = max;
         this.description = description;
@@ -175,6 +199,49 @@ public enum FlushlessProperty {
         return Boolean.parseBoolean(get(settings));
     }
 
+    /**
+     * The validated value in {@code settings} (its default when absent) as its Java type: an {@link Integer} for a
+     * whole-number setting, a {@link Boolean} for a {@code true}/{@code false} one, else the enum constant (e.g. a
+     * {@link FlushlessConfig.Mode}). {@link FlushlessConfig} holds these, one per setting.
+     */
+    Object getValue(Properties settings) throws SQLException {
+        String value = get(settings);
+        if (choices.length == 0) {
+            return Integer.valueOf(value);
+        }
+        if (constants == null) {
+            return Boolean.valueOf(value);
+        }
+        return constants[Arrays.asList(choices).indexOf(value)];
+    }
+
+    /** The type of this setting's property on {@link FlushlessDataSource}: {@code int}, {@code boolean} or String. */
+    Class<?> beanType() {
+        if (choices.length == 0) {
+            return int.class;
+        }
+        return constants == null ? boolean.class : String.class;
+    }
+
+    /**
+     * The name of this setting's property on {@link FlushlessDataSource}: the key without {@link #PREFIX}, each
+     * further dot dropped and the letter after it capitalised ({@code flushless.groupCommit.maxRows} is
+     * {@code groupCommitMaxRows}, set by {@code setGroupCommitMaxRows}).
+     */
+    String beanName() {
+        StringBuilder name = new StringBuilder();
+        boolean upper = false;
+        for (char c : key.substring(PREFIX.length()).toCharArray()) {
+            if (c == '.') {
+                upper = true;
+            } else {
+                name.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return name.toString();
+    }
+
     /** One line saying what the setting does. */
     public String description() {
         return description;
@@ -214,10 +281,9 @@ public enum FlushlessProperty {
             if (Arrays.asList(choices).contains(canonical)) {
                 return canonical;
             }
-            throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+            throw Errors.invalidSetting("Invalid value '" + value + "' for Flushless setting " + key
                     + ": allowed values are " + String.join(", ", choices)
-                    + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
-                    INVALID_PARAMETER_VALUE);
+                    + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.");
         }
         try {
             int number = Integer.parseInt(canonical);
@@ -227,10 +293,9 @@ public enum FlushlessProperty {
         } catch (NumberFormatException notANumber) {
             // reported below
         }
-        throw new SQLException("Invalid value '" + value + "' for Flushless setting " + key
+        throw Errors.invalidSetting("Invalid value '" + value + "' for Flushless setting " + key
                 + ": allowed values are whole numbers from " + min + " to " + max
-                + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.",
-                INVALID_PARAMETER_VALUE);
+                + " (default " + defaultValue + "). Fix the JDBC URL or connection properties.");
     }
 
     /** This setting as {@link java.sql.Driver#getPropertyInfo} reports it, with the value found in {@code settings}. */
@@ -242,9 +307,6 @@ public enum FlushlessProperty {
         return info;
     }
 
-    /** SQLState for a bad setting: {@code invalid_parameter_value}, as PostgreSQL uses for bad SET values. */
-    static final String INVALID_PARAMETER_VALUE = "22023";
-
     /**
      * Rejects any {@code flushless.*} key this enum does not declare, so a typo is an error rather than
      * a setting silently ignored.
@@ -254,9 +316,9 @@ public enum FlushlessProperty {
     static void rejectUnknownKeys(Properties settings) throws SQLException {
         for (String name : settings.stringPropertyNames()) {
             if (name.startsWith(PREFIX) && forKey(name) == null) {
-                throw new SQLException("Unknown Flushless setting '" + name + "' (value '"
+                throw Errors.invalidSetting("Unknown Flushless setting '" + name + "' (value '"
                         + settings.getProperty(name) + "'): known settings are " + knownKeys()
-                        + ". Remove it or correct its spelling.", INVALID_PARAMETER_VALUE);
+                        + ". Remove it or correct its spelling.");
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.postgresql.util.PSQLState;
 
 /**
  * Runs a {@link BatchPlan} on the pgjdbc connection as one multi-statement execution: pgjdbc sends all its
@@ -113,10 +115,10 @@ public final class BatchExecutor {
             if (countMismatch) {
                 // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session),
                 // for an INSERT whose generated keys were asked for (the others check their count in-statement).
-                throw new SQLException("Flushless: a coalesced INSERT returned fewer generated keys than the batch"
+                throw Errors.internal("Flushless: a coalesced INSERT returned fewer generated keys than the batch"
                         + " had rows; a trigger or rule was probably added to the table by another session. The rows"
                         + " that were inserted are kept (committed, in autocommit); reconnect so that Flushless reads the"
-                        + " table's definition again, or set flushless.mode=off for this table's writers.", "XX000");
+                        + " table's definition again, or set flushless.mode=off for this table's writers.");
             }
             if (envelope) {
                 connection.commit();
@@ -126,7 +128,7 @@ public final class BatchExecutor {
             for (Statement owner : owners) {
                 closeQuietly(owner);
             }
-            if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+            if (Errors.isConnectionException(e.getSQLState())) {
                 throw e; // the connection is gone: nothing to undo, nothing to re-run
             }
             if (autocommit && !envelope && countMismatch) {
@@ -135,11 +137,11 @@ public final class BatchExecutor {
             if (autocommit && !envelope && e instanceof DecodeFailure) {
                 // The server ran and committed the batch; only reading its results failed. Nothing can be undone,
                 // and a re-run as sent would apply the rows twice.
-                throw new SQLException("Flushless: the coalesced batch was applied (committed, in autocommit), but its"
+                throw Errors.unexpected("Flushless: the coalesced batch was applied (committed, in autocommit), but its"
                         + " results could not be matched to the batch rows (" + e.getMessage() + "); its update counts"
                         + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
                         + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
-                        + " if it recurs.", org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState(), e.getCause());
+                        + " if it recurs.", e.getCause());
             }
             undo(connection, guarded, envelope, e);
             throw new Undone(e, guarded);
@@ -310,8 +312,8 @@ public final class BatchExecutor {
                     rs.close();
                 }
                 if (!aligned) {
-                    throw new SQLException("Flushless: the rows an ON CONFLICT statement returned do not match the batch"
-                            + " rows in order; the batch is re-run as sent", "XX000");
+                    throw Errors.internal("Flushless: the rows an ON CONFLICT statement returned do not match the batch"
+                            + " rows in order; the batch is re-run as sent");
                 }
                 return true;
             }
@@ -457,8 +459,8 @@ public final class BatchExecutor {
      */
     public static SQLException asBatchFailure(SQLException failure, int entries) {
         String state = failure.getSQLState();
-        if (failure instanceof java.sql.BatchUpdateException || state == null || !state.startsWith("08")
-                || state.equals("08003")) {
+        if (failure instanceof java.sql.BatchUpdateException || !Errors.isConnectionException(state)
+                || PSQLState.CONNECTION_DOES_NOT_EXIST.getState().equals(state)) {
             return failure;
         }
         long[] counts = new long[entries];

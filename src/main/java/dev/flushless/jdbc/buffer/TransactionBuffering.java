@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.buffer;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Attempt;
@@ -553,8 +554,8 @@ public final class TransactionBuffering {
         if (failed != null) {
             SQLException cause = failed;
             rollback();
-            throw new SQLException("Flushless: commit() failed because the transaction had already failed: "
-                    + cause.getMessage() + " It was rolled back.", cause.getSQLState(), cause);
+            throw Errors.keepingState("Flushless: commit() failed because the transaction had already failed: "
+                    + cause.getMessage() + " It was rolled back.", cause);
         }
         if (buffer.isEmpty()) {
             if (!delegate().getAutoCommit()) {
@@ -719,8 +720,8 @@ public final class TransactionBuffering {
 
     private void checkNotFailed() throws SQLException {
         if (failed != null) {
-            throw new SQLException("Flushless: the transaction failed earlier (" + failed.getMessage()
-                    + "); roll it back.", "25P02", failed);
+            throw Errors.inFailedTransaction("Flushless: the transaction failed earlier (" + failed.getMessage()
+                    + "); roll it back.", failed);
         }
     }
 
@@ -794,10 +795,10 @@ public final class TransactionBuffering {
     }
 
     private static SQLException countMismatch(SQLException cause) {
-        return new SQLException("Flushless: a buffered INSERT inserted a different number of rows than the count"
+        return Errors.internal("Flushless: a buffered INSERT inserted a different number of rows than the count"
                 + " acknowledged to the application (a trigger or rule was probably added to its table by another"
                 + " session); the transaction cannot commit. Roll it back and retry; Flushless reads the table's"
-                + " definition again.", "XX000", cause);
+                + " definition again.", cause);
     }
 
     public static String abbreviate(String sql) {

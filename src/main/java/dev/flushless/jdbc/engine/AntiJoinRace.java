@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.engine;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Attempt;
 import dev.flushless.jdbc.batch.BatchExecutor;
@@ -9,12 +10,12 @@ import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog;
-import java.sql.BatchUpdateException;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.postgresql.util.PSQLState;
 
 /**
  * An anti-join upsert batch ({@code flushless.onConflict=antijoin}) that met a unique violation and was undone. The
@@ -33,8 +34,6 @@ import java.util.List;
  * </ul>
  */
 final class AntiJoinRace {
-
-    static final String UNIQUE_VIOLATION = "23505";
 
     private final Engine engine;
     private final Engine.RecordedBatch batch;
@@ -64,13 +63,13 @@ final class AntiJoinRace {
         engine.stats().noted(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RAISED.get(), rows.size());
         int[] failed = new int[rows.size()];
         Arrays.fill(failed, Statement.EXECUTE_FAILED);
-        throw Attempt.keptUndone(engine, undone, new BatchUpdateException("Flushless: the batch of " + rows.size()
+        throw Attempt.keptUndone(engine, undone, Errors.batchFailed("Flushless: the batch of " + rows.size()
                 + " rows of '" + batch.sql() + "' ran with flushless.onConflict=antijoin (the existing keys are read"
                 + " first, then the missing rows inserted) and met a unique violation on its conflict target"
                 + (constraint == null ? "" : " (" + constraint + ")") + ": another transaction inserted one of its keys"
                 + " concurrently. Nothing of the batch was applied; the transaction is still open. Roll back and retry,"
                 + " or set flushless.onConflict=native for writers that race on the same keys inside transactions."
-                + " Server message: " + cause.getMessage(), UNIQUE_VIOLATION, cause.getErrorCode(), failed, cause));
+                + " Server message: " + cause.getMessage(), PSQLState.UNIQUE_VIOLATION, failed, cause));
     }
 
     /** Autocommit: nothing of the batch remains; native ON CONFLICT waits for the concurrent inserter. */

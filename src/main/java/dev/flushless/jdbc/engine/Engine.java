@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import org.postgresql.util.PSQLState;
 
 /**
  * The one place that decides how each execution of one Flushless connection reaches the server ({@link Route}), and
@@ -466,7 +467,7 @@ public final class Engine implements Session {
             if (ride != null) {
                 transactions.rideUndone(ride, undone);
             }
-            if (plan.isAntiJoin() && AntiJoinRace.UNIQUE_VIOLATION.equals(undone.sqlCause().getSQLState())) {
+            if (plan.isAntiJoin() && PSQLState.UNIQUE_VIOLATION.getState().equals(undone.sqlCause().getSQLState())) {
                 return new AntiJoinRace(this, batch, description, rows, session).afterUniqueViolation(undone);
             }
             return Attempt.reRunAsSent(this, rows.size(), () -> asSent(batch, rows)).afterUndo(undone);

@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.group;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Attempt;
 import dev.flushless.jdbc.batch.BatchExecutor;
@@ -264,7 +265,7 @@ public final class GroupCommit {
                 me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
                 return own.run();
             default:
-                throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);
+                throw Errors.keepingState(group.lost.getMessage(), group.lost);
         }
     }
 
@@ -289,9 +290,9 @@ public final class GroupCommit {
                 throw e;
             }
             outcome = Outcome.LOST;
-            group.lost = new SQLException("Flushless group commit: the connection running a grouped INSERT was lost,"
-                    + " so whether the row committed is unknown (as with bare pgjdbc when a connection drops during a"
-                    + " statement): " + e.getMessage(), e.getSQLState() != null ? e.getSQLState() : "08006", e);
+            group.lost = Errors.connectionLost("Flushless group commit: the connection running a grouped INSERT was"
+                    + " lost, so whether the row committed is unknown (as with bare pgjdbc when a connection drops"
+                    + " during a statement): " + e.getMessage(), e);
         } finally {
             finish(lane, group, outcome);
         }
@@ -305,7 +306,7 @@ public final class GroupCommit {
             me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
             return own.run();
         }
-        throw new SQLException(group.lost.getMessage(), group.lost.getSQLState(), group.lost);
+        throw Errors.keepingState(group.lost.getMessage(), group.lost);
     }
 
     /** Ends {@code group}'s run: its members count as away (they may come back soon), then each is woken once. */

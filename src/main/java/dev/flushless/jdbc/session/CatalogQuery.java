@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.session;
 
+import dev.flushless.jdbc.Errors;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -102,8 +103,8 @@ final class CatalogQuery {
             }
             for (Part part : parts) {
                 if (!isResultSet) {
-                    throw new SQLException("Flushless: a catalog query returned no rows where a result set was expected",
-                            org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState());
+                    throw Errors.unexpected(
+                            "Flushless: a catalog query returned no rows where a result set was expected");
                 }
                 try (ResultSet rows = ps.getResultSet()) {
                     part.reader().read(rows);
@@ -128,6 +129,6 @@ final class CatalogQuery {
     }
 
     private static boolean isConnectionError(SQLException e) {
-        return e.getSQLState() != null && e.getSQLState().startsWith("08");
+        return Errors.isConnectionException(e.getSQLState());
     }
 }

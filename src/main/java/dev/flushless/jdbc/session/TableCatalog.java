@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.session;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
 import java.sql.Connection;
@@ -403,8 +404,7 @@ public final class TableCatalog {
             List<ForeignKey> keys = new ArrayList<>();
             for (Object entry : (Object[]) array.getArray()) {
                 if (entry == null) {
-                    throw new SQLException("Flushless could not read a foreign key's columns from the catalog",
-                            org.postgresql.util.PSQLState.UNEXPECTED_ERROR.getState());
+                    throw Errors.unexpected("Flushless could not read a foreign key's columns from the catalog");
                 }
                 String[] parts = ((String) entry).split("\u001e", -1);
                 keys.add(new ForeignKey(Long.parseLong(parts[0]), names(parts[1]), names(parts[2])));

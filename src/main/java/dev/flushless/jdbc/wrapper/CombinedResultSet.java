@@ -1,10 +1,12 @@
 package dev.flushless.jdbc.wrapper;
 
+import dev.flushless.jdbc.Errors;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import org.postgresql.util.PSQLState;
 
 /**
  * The generated keys of a coalesced batch that ran as several statements: their result sets read one
@@ -107,9 +109,8 @@ final class CombinedResultSet extends WrappedResultSet {
 
     // Forward-only, as pgjdbc's generated keys are: the same error pgjdbc gives for these calls.
     private static SQLException forwardOnly() {
-        return new org.postgresql.util.PSQLException(
-                "Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
-                org.postgresql.util.PSQLState.INVALID_CURSOR_STATE);
+        return Errors.asPgjdbc("Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
+                PSQLState.INVALID_CURSOR_STATE);
     }
 
     @Override
