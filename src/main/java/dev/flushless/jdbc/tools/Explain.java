@@ -336,10 +336,12 @@ public final class Explain {
     private Tallies explain(String file, String script, String mode) {
         SqlAnalyzer analyzer = new SqlAnalyzer(4096);
         List<Item> items = new ArrayList<>();
+        int line = 1;
+        int counted = 0; // newlines before this offset are in line
         for (int[] span : SqlAnalyzer.statementSpans(script)) {
-            int line = 1;
-            for (int i = 0; i < firstSignificant(script, span[0], span[1]); i++) {
-                if (script.charAt(i) == '\n') {
+            int start = firstSignificant(script, span[0], span[1]);
+            for (; counted < start; counted++) {
+                if (script.charAt(counted) == '\n') {
                     line++;
                 }
             }
