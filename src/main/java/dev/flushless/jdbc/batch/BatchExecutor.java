@@ -165,8 +165,9 @@ public final class BatchExecutor {
 
     /**
      * Round trips of a run of {@code steps} ({@code parametersPerRow} bind parameters per batch row): one per
-     * execution they are packed into ({@link #pack}), and in autocommit one more for the COMMIT of the transaction
-     * that wraps several executions. Pure; the driver's counters and {@code explain} both count with it.
+     * execution they are packed into (at most {@code MAX_STATEMENTS_PER_EXECUTION} statements and
+     * {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters each), and in autocommit one more for the COMMIT of the
+     * transaction that wraps several executions. Pure; the driver's counters and {@code explain} both count with it.
      */
     public static int roundTrips(List<Step> steps, int parametersPerRow, boolean autocommit) {
         return roundTrips(pack(steps, parametersPerRow).size(), autocommit);
