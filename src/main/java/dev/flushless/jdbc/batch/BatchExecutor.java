@@ -152,8 +152,31 @@ public final class BatchExecutor {
             }
             owners.clear();
         }
-        int sent = plan.statements().size() + (guarded ? 2 : 0); // transaction control is not counted (FlushlessReport)
-        return new Outcome(counts, returned, owners, sent, executions.size() + (envelope ? 1 : 0));
+        return new Outcome(counts, returned, owners, statementsSent(plan.statements().size(), autocommit),
+                roundTrips(executions.size(), autocommit));
+    }
+
+    /**
+     * Statements a run of a plan of {@code steps} statements sends: the plan's, and with autocommit off the guard
+     * {@code SAVEPOINT} and its {@code RELEASE} (transaction control, BEGIN and COMMIT, is not counted: see
+     * {@code FlushlessReport}). Pure; the driver's counters and {@code explain} both count with it.
+     */
+    public static int statementsSent(int steps, boolean autocommit) {
+        return steps + (autocommit ? 0 : 2);
+    }
+
+    /**
+     * Round trips of a run of {@code steps} ({@code parametersPerRow} bind parameters per batch row): one per
+     * execution they are packed into (at most {@code MAX_STATEMENTS_PER_EXECUTION} statements and
+     * {@link BatchPlanner#MAX_BIND_PARAMETERS} parameters each), and in autocommit one more for the COMMIT of the
+     * transaction that wraps several executions. Pure; the driver's counters and {@code explain} both count with it.
+     */
+    public static int roundTrips(List<Step> steps, int parametersPerRow, boolean autocommit) {
+        return roundTrips(pack(steps, parametersPerRow).size(), autocommit);
+    }
+
+    private static int roundTrips(int executions, boolean autocommit) {
+        return executions + (autocommit && executions > 1 ? 1 : 0);
     }
 
     /**

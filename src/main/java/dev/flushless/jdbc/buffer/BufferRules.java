@@ -148,6 +148,25 @@ public final class BufferRules {
     }
 
     /**
+     * Whether {@code statement} may draw sequence values (asked by {@link #whyNotRideable} with
+     * {@code flushless.exactSequences=true}, where a failed round trip it rode in would draw them twice): it calls a
+     * sequence function, or it is an INSERT into a table that draws ids from a sequence, or whose table cannot be read.
+     */
+    public static boolean mayDrawFromSequences(StatementDescription statement, Tables tables) {
+        if (statement.callsSequenceFunctions()) {
+            return true;
+        }
+        if (statement.kind() != StatementDescription.Kind.INSERT) {
+            return false;
+        }
+        try {
+            return tables.lookup(statement.targetTable()).drawsFromSequences();
+        } catch (SQLException | RuntimeException e) {
+            return true;
+        }
+    }
+
+    /**
      * Whether the buffer must be sent before a write of {@code rows} rows and {@code bytes} estimated bytes is added:
      * it holds something, and the write would take it past {@code flushless.maxBufferedRows} or
      * {@code flushless.maxBufferedBytes}.

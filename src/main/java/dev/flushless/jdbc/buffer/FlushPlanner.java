@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.buffer;
 
+import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
@@ -79,6 +80,18 @@ public final class FlushPlanner {
             tail[k++] = Bind.ofLong(count);
         }
         return new Step(Rewriter.insertChain(memberSql), new int[0], Decoding.ONE_PER_ROW, 0, tail, null, null);
+    }
+
+    /**
+     * The statements of a write that rides along with the buffer: the buffer's {@code flush} statements, then the
+     * write's own text ({@code sql} up to the end of its one statement), whose update count is read from the shared
+     * round trip. Pure; the driver and {@code explain} both build the ride with it.
+     */
+    public static List<Step> withRider(List<Step> flush, String sql, StatementDescription statement) {
+        List<Step> steps = new ArrayList<>(flush);
+        steps.add(new Step(sql.substring(0, statement.textEnd()), new int[] {0}, Decoding.UPDATE_COUNT,
+                statement.parameterCount(), new Bind[0], null, null));
+        return steps;
     }
 
     /** A plan of {@code steps} (the flushed buffer, possibly followed by a batch that rides along). */

@@ -463,7 +463,8 @@ public final class TransactionBuffering {
         }
         StatementDescription statement = session.analyzer().describe(sql);
         return BufferRules.whyNotRideable(statement, row, session.config().exactSequences(),
-                () -> mayDrawFromSequences(statement)) == null;
+                () -> BufferRules.mayDrawFromSequences(statement, name -> session.catalog().lookup(delegate(), name)))
+                == null;
     }
 
     /**
@@ -477,9 +478,7 @@ public final class TransactionBuffering {
         int parameters = statement.parameterCount();
         List<BufferedWrite> writes = buffer.take();
         beginServerTransaction();
-        List<Step> steps = new ArrayList<>(plan(writes));
-        String text = sql.substring(0, statement.textEnd());
-        steps.add(new Step(text, new int[] {0}, BatchPlan.Decoding.UPDATE_COUNT, parameters, new Bind[0], null, null));
+        List<Step> steps = FlushPlanner.withRider(plan(writes), sql, statement);
         Bind[] bound = row == null ? new Bind[0] : row;
         long start = System.nanoTime();
         return Attempt.run(session, () -> {
@@ -493,25 +492,6 @@ public final class TransactionBuffering {
             // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
             return runAsSent(sql, bound, parameters, row == null, batch, queryTimeoutSeconds);
         });
-    }
-
-    /**
-     * {@code flushless.exactSequences=true}: whether {@code statement} may draw sequence values, so that a failed
-     * round trip it rode in would draw them twice (a sequence function, or an INSERT into a table that draws ids
-     * from a sequence, or whose table is not known).
-     */
-    private boolean mayDrawFromSequences(StatementDescription statement) {
-        if (statement.callsSequenceFunctions()) {
-            return true;
-        }
-        if (statement.kind() != StatementDescription.Kind.INSERT) {
-            return false;
-        }
-        try {
-            return session.catalog().lookup(delegate(), statement.targetTable()).drawsFromSequences();
-        } catch (SQLException | RuntimeException e) {
-            return true;
-        }
     }
 
     /**

@@ -43,6 +43,32 @@ public final class Engine implements Session {
     private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
     private static volatile SqlAnalyzer sharedAnalyzer;
 
+    /**
+     * The one-row rule: a batch of one row (or a Statement batch of one SQL text) runs as sent, since pgjdbc's own single
+     * execution is already one statement. Returns {@link FallbackReason#SINGLE_ROW} for it, else {@code null}. Pure; the driver and
+     * {@code explain} both ask it.
+     */
+    public static Fallback singleRowReason(int rows) {
+        return rows == 1 ? FallbackReason.SINGLE_ROW.get() : null;
+    }
+
+    /** Fallback plan of a batch whose table's catalog facts could not be read. */
+    public static BatchPlan catalogLookupFailed(SQLException e) {
+        return BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
+    }
+
+    /**
+     * The catalog facts planning reads: the connection's cached {@link TableCatalog} in the driver, a synthetic or
+     * read-only one in {@code explain}.
+     */
+    public interface Catalog {
+        /** The facts of {@code table} as the SQL names it. */
+        TableInfo lookup(String table) throws SQLException;
+
+        /** The facts the anti-join form of ON CONFLICT needs about {@code table}. */
+        ConflictFacts conflictFacts(TableInfo table) throws SQLException;
+    }
+
     private final Connection delegate;
     private final FlushlessConfig config;
     private final FlushlessStats stats = FlushlessStats.forConnection();
@@ -369,10 +395,11 @@ public final class Engine implements Session {
             long count = transactions.rideAlong(sql, rows.get(0), batch.queryTimeoutSeconds(), true);
             return new BatchResult(Route.RIDE_ALONG, new long[] {count}, null);
         }
-        if (rows.size() == 1) {
+        Fallback single = singleRowReason(rows.size());
+        if (single != null) {
             transactions.beforeServerStatement(sql);
             // Nothing to coalesce: pgjdbc's own single execution is already one statement.
-            stats.fallback(FallbackReason.SINGLE_ROW.get(), 1);
+            stats.fallback(single, 1);
             return asSent(batch, rows);
         }
         StatementDescription description = batch.description();
@@ -417,30 +444,72 @@ public final class Engine implements Session {
     /** The plan of a coalescable batch, or a fallback plan saying why it runs as sent. */
     private BatchPlan plan(RecordedBatch batch, StatementDescription description, List<Bind[]> rows,
             SessionFacts session, boolean antiJoin) throws SQLException {
+        return plan(description, rows, connectionCatalog(), batch.keyColumns(), BatchPlanner.Settings.of(config, session),
+                antiJoin);
+    }
+
+    /** This connection's cached catalog, read through the pgjdbc connection. */
+    private Catalog connectionCatalog() {
+        return new Catalog() {
+            @Override
+            public TableInfo lookup(String table) throws SQLException {
+                return catalog.lookup(delegate, table);
+            }
+
+            @Override
+            public ConflictFacts conflictFacts(TableInfo table) throws SQLException {
+                return catalog.conflictFacts(delegate, table);
+            }
+        };
+    }
+
+    /**
+     * The plan of a PreparedStatement batch of {@code rows} (more than one, see {@link #singleRowReason}) of
+     * {@code description}, pure but for what it reads from {@code catalog}: a statement the analysis cannot coalesce
+     * runs as sent with the analysis' reason, a table whose facts cannot be read with {@link #catalogLookupFailed};
+     * otherwise {@link BatchPlanner} decides, in the anti-join form for ON CONFLICT when {@code antiJoin}. The driver
+     * and {@code explain} both plan with it.
+     *
+     * @param keyColumns generated-key columns the application asked for ({@code {"*"}} for all), or {@code null}
+     * @param settings the connection's settings and pgjdbc session facts (native ON CONFLICT)
+     */
+    public static BatchPlan plan(StatementDescription description, List<Bind[]> rows, Catalog catalog,
+            String[] keyColumns, BatchPlanner.Settings settings, boolean antiJoin) throws SQLException {
         if (!description.isCoalescable()) {
             return BatchPlan.fallback(description.fallback());
         }
         TableInfo table;
         try {
-            table = catalog.lookup(delegate, description.targetTable());
+            table = catalog.lookup(description.targetTable());
         } catch (SQLException e) {
-            return BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
+            return catalogLookupFailed(e);
         }
-        String[] keyColumns = batch.keyColumns();
         String returningSuffix = keyColumns == null ? null
-                : description.hasReturning() ? "" : session.returningSuffix(keyColumns);
+                : description.hasReturning() ? "" : settings.session().returningSuffix(keyColumns);
         ConflictFacts facts = null;
         boolean onConflict = description.onConflict() != StatementDescription.OnConflict.NONE;
         if (antiJoin && onConflict && table.kindProblem() == null) {
             try {
-                facts = catalog.conflictFacts(delegate, table);
+                facts = catalog.conflictFacts(table);
             } catch (SQLException e) {
                 facts = null; // the planner says why the anti-join form is not used
             }
         }
-        BatchPlanner.Settings settings = BatchPlanner.Settings.of(config, session);
         return BatchPlanner.plan(description, rows, table, returningSuffix,
                 antiJoin && onConflict ? settings.withAntiJoin(facts) : settings);
+    }
+
+    /**
+     * The plan of a Statement batch of two or more SQL texts (CTE chains, {@link StatementBatchPlanner}), or a fallback
+     * when a table's facts cannot be read ({@link #catalogLookupFailed}). The driver and {@code explain} both plan with it.
+     */
+    public static BatchPlan planTexts(List<StatementDescription> members, StatementBatchPlanner.TableLookup tables,
+            BatchPlanner.Settings settings) {
+        try {
+            return StatementBatchPlanner.plan(members, tables, settings);
+        } catch (SQLException e) {
+            return catalogLookupFailed(e);
+        }
     }
 
     /** Runs {@code plan} coalesced, with the buffered writes riding ahead of it; undone, it runs as sent. */
@@ -517,8 +586,9 @@ public final class Engine implements Session {
             }
             transactions.beforeConnectionCall("a Statement batch", true);
         }
-        if (texts.size() == 1) {
-            stats.fallback(FallbackReason.SINGLE_ROW.get(), 1);
+        Fallback single = singleRowReason(texts.size());
+        if (single != null) {
+            stats.fallback(single, 1);
             try {
                 return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
             } finally {
@@ -530,13 +600,8 @@ public final class Engine implements Session {
             for (String text : texts) {
                 members.add(analyzer.describe(text));
             }
-            BatchPlan plan;
-            try {
-                plan = StatementBatchPlanner.plan(members, table -> catalog.lookup(delegate, table),
-                        BatchPlanner.Settings.of(config, sessionFacts()));
-            } catch (SQLException e) {
-                plan = BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
-            }
+            BatchPlan plan = planTexts(members, table -> catalog.lookup(delegate, table),
+                    BatchPlanner.Settings.of(config, sessionFacts()));
             if (plan.isFallback()) {
                 stats.fallback(plan.fallback(), texts.size());
                 return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);

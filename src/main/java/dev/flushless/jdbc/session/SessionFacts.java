@@ -16,6 +16,14 @@ public record SessionFacts(boolean known, boolean stringVarchar, boolean binaryF
     public static final SessionFacts UNKNOWN = new SessionFacts(false, true, false, false, true, true);
 
     /**
+     * What {@link #of} reads from a pgjdbc connection opened with pgjdbc's defaults ({@code stringtype} unset, so
+     * strings are sent as varchar; float4 sent in binary, dates as text; {@code standard_conforming_strings} on, as
+     * every supported server has it; {@code quoteReturningIdentifiers} on): what {@code explain} plans with when it
+     * has no connection. {@code ExplainAgreementTest} checks it against a real connection.
+     */
+    public static final SessionFacts PGJDBC_DEFAULTS = new SessionFacts(true, true, true, false, true, true);
+
+    /**
      * The text pgjdbc appends to a statement prepared for generated keys ({@code RETURN_GENERATED_KEYS} is
      * {@code {"*"}}), as its {@code Parser.addReturning} writes it, or {@code null} for none.
      */

@@ -14,7 +14,7 @@ public final class FlushlessMain {
             "usage: java -cp <flushless jar and its dependencies> dev.flushless.jdbc.tools.FlushlessMain <command> [options]",
             "",
             "commands:",
-            "  explain [--mode batch|transaction] [--rows N] [--max-rows N] [--full-sql] FILE|-",
+            "  explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL] [--full-sql] FILE|-",
             "      how Flushless would group and rewrite the SQL statements in FILE (- reads stdin)",
             "  help",
             "      this text",
