@@ -12,9 +12,10 @@ import java.util.List;
 import org.postgresql.util.PSQLState;
 
 /**
- * Runs a {@link BatchPlan} on the pgjdbc connection as one multi-statement execution: pgjdbc sends all its
- * statements with a single Sync, so the plan costs one round trip and, in autocommit, forms one implicit
- * transaction (all or nothing). Inside an explicit transaction the plan is bracketed by a savepoint in the
+ * Runs a {@link BatchPlan} on the pgjdbc connection as one multi-statement execution, normally one round trip. In
+ * autocommit a plan of one statement is one implicit transaction; a plan of several is bracketed by BEGIN and COMMIT
+ * in the same execution, because pgjdbc may send a Sync between two of its statements (deadlock avoidance: a result
+ * whose row size has no bound, or a full receive-buffer estimate), and a Sync commits an implicit transaction. Inside an explicit transaction the plan is bracketed by a savepoint in the
  * same round trip, so that a failure can be undone and the batch re-run as sent, giving the application
  * exactly bare pgjdbc's error and update counts.
  */
@@ -95,6 +96,12 @@ public final class BatchExecutor {
         List<List<Step>> executions = pack(plan.statements(), parametersPerRow);
         boolean autocommit = connection.getAutoCommit();
         boolean envelope = autocommit && executions.size() > 1;
+        // Several statements in one execution are not one implicit transaction for sure: pgjdbc sends a Sync before a
+        // statement whose described result rows have no size bound (an array column, e.g. the ordinals of a keyed
+        // UPDATE) or once its receive-buffer estimate is full, to avoid a deadlock, and each Sync ends an implicit
+        // transaction, committing the statements before it. An explicit BEGIN ... COMMIT in the same execution keeps
+        // them atomic across such a Sync without a round trip of its own.
+        boolean inline = autocommit && !envelope && executions.get(0).size() > 1;
         boolean guarded = !autocommit;
         long[] counts = new long[entries];
         List<ResultSet> returned = new ArrayList<>();
@@ -105,10 +112,10 @@ public final class BatchExecutor {
         }
         try {
             for (int e = 0; e < executions.size(); e++) {
-                String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : "";
+                String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : inline ? "BEGIN;\n" : "";
                 boolean last = e == executions.size() - 1;
                 String suffix = (guarded && last ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "")
-                        + (commitAfter && last ? ";\nCOMMIT" : "");
+                        + (commitAfter && last || inline ? ";\nCOMMIT" : "");
                 countMismatch |= !execute(connection, executions.get(e), rows, parametersPerRow, prefix, suffix,
                         counts, returned, owners, queryTimeoutSeconds);
             }
@@ -143,7 +150,7 @@ public final class BatchExecutor {
                         + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
                         + " if it recurs.", e.getCause());
             }
-            undo(connection, guarded, envelope, e);
+            undo(connection, guarded, envelope, inline, e);
             throw new Undone(e, guarded);
         }
         if (returned.isEmpty()) {
@@ -173,6 +180,18 @@ public final class BatchExecutor {
      */
     public static int roundTrips(List<Step> steps, int parametersPerRow, boolean autocommit) {
         return roundTrips(pack(steps, parametersPerRow).size(), autocommit);
+    }
+
+    /**
+     * True when {@link #run} brackets the plan of {@code steps} with BEGIN and COMMIT inside its one execution: in
+     * autocommit, several statements in one execution (see the class comment); the server then counts one COMMIT.
+     */
+    public static boolean inlineTransaction(List<Step> steps, int parametersPerRow, boolean autocommit) {
+        if (!autocommit) {
+            return false;
+        }
+        List<List<Step>> executions = pack(steps, parametersPerRow);
+        return executions.size() == 1 && executions.get(0).size() > 1;
     }
 
     private static int roundTrips(int executions, boolean autocommit) {
@@ -266,7 +285,7 @@ public final class BatchExecutor {
             isResultSet = prepared.execute();
         }
         if (!prefix.isEmpty()) {
-            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT
+            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT (or the inline BEGIN)
         }
         boolean countsMatch = true;
         try {
@@ -435,12 +454,18 @@ public final class BatchExecutor {
         return true;
     }
 
-    private static void undo(Connection connection, boolean guarded, boolean envelope, SQLException cause)
-            throws SQLException {
+    private static void undo(Connection connection, boolean guarded, boolean envelope, boolean inline,
+            SQLException cause) throws SQLException {
         try {
             if (envelope) {
                 connection.rollback();
                 connection.setAutoCommit(true);
+            } else if (inline) {
+                // the error left the inline BEGIN's transaction failed (or a failed COMMIT ended it: then ROLLBACK only
+                // warns that no transaction is in progress)
+                try (Statement rollback = connection.createStatement()) {
+                    rollback.execute("ROLLBACK");
+                }
             } else if (guarded) {
                 try (Statement rollback = connection.createStatement()) {
                     rollback.execute("ROLLBACK TO SAVEPOINT " + GUARD_SAVEPOINT);

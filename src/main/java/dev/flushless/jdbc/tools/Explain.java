@@ -582,6 +582,8 @@ public final class Explain {
         long flushStatements;
         long guardStatements;
         long fusedCommits;
+        /** Fused commits whose statements ran between an inline BEGIN and COMMIT (the COMMIT is in transactionEnds). */
+        long inlineCommits;
         final Map<String, Long> flushes = new LinkedHashMap<>();
 
         void flush(String cause, int statements) {
@@ -680,7 +682,9 @@ public final class Explain {
                 + tally.sent() + " (" + tally.flushStatements + " by flushes, " + (tally.guardStatements == 0 ? ""
                         : tally.guardStatements + " guard SAVEPOINT/RELEASE, ") + asIssued + " as issued, "
                 + tally.transactionEnds + " COMMIT/ROLLBACK" + (tally.fusedCommits == 0 ? ""
-                        : "; " + plural(tally.fusedCommits, "commit") + " fused, without COMMIT") + ")");
+                        : "; " + plural(tally.fusedCommits, "commit") + " fused, without COMMIT")
+                + (tally.inlineCommits == 0 ? "" : "; " + plural(tally.inlineCommits, "commit") + " fused with an"
+                        + " inline BEGIN/COMMIT") + ")");
         return new Tallies.Transaction(tally.transactionTrips, tally.sent(), tally.transactionEnds);
     }
 
@@ -908,11 +912,18 @@ public final class Explain {
             say("commit(): sends the " + plural(writes, "buffered INSERT") + " (" + numbers + ") as "
                     + plural(steps.size(), "statement") + " and COMMIT " + inTrips(trips));
             tally.transactionEnds++;
-        } else if (trips == 1) {
+        } else if (trips == 1 && !BatchExecutor.inlineTransaction(steps, 0, true)) {
             say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
                     "buffered INSERT") + " (" + numbers + ") run as one implicit transaction (no BEGIN, no COMMIT): "
                     + plural(steps.size(), "statement") + " in one round trip, all committed or none");
             tally.fusedCommits++;
+        } else if (trips == 1) {
+            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
+                    "buffered INSERT") + " (" + numbers + ") run as one transaction of their own, BEGIN and COMMIT in"
+                    + " the same execution (pgjdbc may send a Sync between statements): " + plural(steps.size(),
+                            "statement") + " in one round trip, all committed or none");
+            tally.inlineCommits++;
+            tally.transactionEnds++;
         } else {
             say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
                     "buffered INSERT") + " (" + numbers + ") run as one transaction of their own: "

@@ -316,7 +316,7 @@ class DifferentialReproducersTest {
                         db.flushlessUrl("flushless.mode=" + mode + "&flushless.exactSequences=true"), db.credentials())) {
                     assertEquals(bare, action.run(c), "flushless.mode=" + mode);
                     Long ranAsSent = c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats().fallbacks()
-                            .get("table draws ids from a sequence and flushless.exactSequences=true");
+                            .get(dev.flushless.jdbc.FallbackReason.EXACT_SEQUENCES.code());
                     assertEquals(mode.equals("off") ? null : Long.valueOf(action == failedBatch ? 3 : 2), ranAsSent, mode);
                 }
             }
