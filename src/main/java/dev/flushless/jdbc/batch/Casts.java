@@ -129,6 +129,14 @@ final class Casts {
      * else the texts pgjdbc would send), or {@code null} when one of them is not reproduced.
      */
     static Object[][] encodeArrays(List<Bind[]> rows, int[] chunk, String[] casts, boolean[] nativeArrays) {
+        for (String cast : casts) {
+            if (cast != null && cast.endsWith("[]")) {
+                // A column of an array type cannot travel one value per row: unnest() of an array of arrays yields
+                // the elements, not the arrays (PostgreSQL arrays are multidimensional, not nested), so SET c = the
+                // unnested value would be an element (42804 where bare pgjdbc succeeds). The VALUES form carries it.
+                return null;
+            }
+        }
         Object[][] arrays = new Object[casts.length][];
         for (int p = 0; p < casts.length; p++) {
             arrays[p] = nativeArrays[p] ? ArrayEncoding.newIntegerArray(casts[p], chunk.length) : new String[chunk.length];

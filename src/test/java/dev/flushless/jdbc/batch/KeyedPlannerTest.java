@@ -148,4 +148,18 @@ class KeyedPlannerTest {
                 plan("UPDATE t SET name = ? WHERE ts = ?", rows(row("a", Bind.ofTimestamp(new Timestamp(0), null))),
                         table(ID, NAME, TS)).fallbackReason());
     }
+
+    /**
+     * A column of an array type takes the VALUES form: unnest() of an array of arrays yields elements, so the unnest
+     * form set an int[] column to an integer (42804 where bare pgjdbc succeeds; seed 60000026 of the differential
+     * tester, setNull(Types.ARRAY) in every row).
+     */
+    @Test
+    void anArrayColumnTakesTheValuesForm() {
+        ColumnInfo tags = new ColumnInfo("tags", 1007, "integer[]", true);
+        BatchPlan plan = plan("UPDATE t SET tags = ? WHERE id = ?",
+                rows(row(Bind.ofNull(Types.ARRAY), 1), row(Bind.ofNull(Types.ARRAY), 2)), table(ID, tags));
+        assertEquals("update-join", plan.rewriteKind());
+        assertTrue(plan.statements().get(0).sql().contains("CAST(? AS integer[])"), plan.statements().get(0).sql());
+    }
 }
