@@ -97,8 +97,9 @@ final class DifferentialTester implements AutoCloseable {
     long errorSteps;
     /**
      * Programs, per mode, with a wasted re-run: a coalesced statement or flush that failed and was re-run as sent at a
-     * step where bare pgjdbc raised no error in the steps the failed attempt carried (the step itself, and for a flush
-     * the transaction's steps before it); with the re-runs' causes (fallback reasons) counted in {@link #wastedCauses}.
+     * step where bare pgjdbc raised no error in the steps the failed attempt carried (the step itself, and in
+     * transaction mode the transaction's steps before it, whose buffered writes a flush or a ride carries); with the
+     * re-runs' causes (fallback texts) counted in {@link #wastedCauses}.
      */
     final Map<String, Long> wastedPrograms = new TreeMap<>();
     final Map<String, Long> wastedCauses = new TreeMap<>();
@@ -398,7 +399,8 @@ final class DifferentialTester implements AutoCloseable {
             Step step = program.steps().get(i);
             int bits = variant.steps().get(i).reRuns();
             boolean bareFailed = false;
-            int from = (bits & StepResult.BUFFER_RERUN) != 0 ? transactionStart : i;
+            // in transaction mode a coalesced statement carries the buffered writes riding ahead of it too
+            int from = (bits & StepResult.BUFFER_RERUN) != 0 || mode.equals("transaction") ? transactionStart : i;
             for (int k = from; k <= i; k++) {
                 bareFailed |= !bare.steps().get(k).ok();
             }
