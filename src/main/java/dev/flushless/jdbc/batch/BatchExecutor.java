@@ -101,7 +101,7 @@ public final class BatchExecutor {
         // UPDATE) or once its receive-buffer estimate is full, to avoid a deadlock, and each Sync ends an implicit
         // transaction, committing the statements before it. An explicit BEGIN ... COMMIT in the same execution keeps
         // them atomic across such a Sync without a round trip of its own.
-        boolean inline = autocommit && !envelope && executions.get(0).size() > 1;
+        boolean inline = inline(executions, autocommit);
         boolean guarded = !autocommit;
         long[] counts = new long[entries];
         List<ResultSet> returned = new ArrayList<>();
@@ -187,11 +187,12 @@ public final class BatchExecutor {
      * autocommit, several statements in one execution (see the class comment); the server then counts one COMMIT.
      */
     public static boolean inlineTransaction(List<Step> steps, int parametersPerRow, boolean autocommit) {
-        if (!autocommit) {
-            return false;
-        }
-        List<List<Step>> executions = pack(steps, parametersPerRow);
-        return executions.size() == 1 && executions.get(0).size() > 1;
+        return autocommit && inline(pack(steps, parametersPerRow), true);
+    }
+
+    /** The rule of {@link #inlineTransaction}: autocommit, one execution, several statements in it. */
+    private static boolean inline(List<List<Step>> executions, boolean autocommit) {
+        return autocommit && executions.size() == 1 && executions.get(0).size() > 1;
     }
 
     private static int roundTrips(int executions, boolean autocommit) {
