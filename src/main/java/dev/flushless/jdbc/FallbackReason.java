@@ -55,6 +55,12 @@ public enum FallbackReason {
 
     // ---- the batch and the table (planning) ----
     SINGLE_ROW("single-row", "batch of one row: nothing to coalesce"),
+    SMALL_BATCH("small-batch", "batch of %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
+            "a batch smaller than flushless.minBatchRows (50 on PostgreSQL by default): coalescing would cost more than"
+                    + " it saves"),
+    FIRST_WRITE("first-write", "the connection's first write into the table (flushless.bufferFirstWrite=false)",
+            "mode=transaction: the connection's first single write into a table runs as sent; the table's catalog facts"
+                    + " are read at its second write"),
     PGJDBC_REWRITES("pgjdbc-rewrites", "pgjdbc's reWriteBatchedInserts rewrites it (its counts are SUCCESS_NO_INFO)"),
     STREAM_OR_LOB("stream-or-lob", "stream or LOB parameter"),
     UNKEPT_OBJECT("unkept-object", "setObject value of a class that cannot be kept for a replay"),

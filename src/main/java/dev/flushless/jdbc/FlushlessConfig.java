@@ -70,6 +70,23 @@ public final class FlushlessConfig {
         return new FlushlessConfig(values);
     }
 
+    /**
+     * This configuration with the {@code flushless.*} keys of {@code overrides} replacing their values (explain's
+     * {@code --set}).
+     *
+     * @throws SQLException SQLState 22023 for an unknown {@code flushless.*} key or a value not allowed
+     */
+    public FlushlessConfig with(Properties overrides) throws SQLException {
+        FlushlessProperty.rejectUnknownKeys(overrides);
+        EnumMap<FlushlessProperty, Object> merged = new EnumMap<>(values);
+        for (FlushlessProperty property : FlushlessProperty.values()) {
+            if (overrides.getProperty(property.key()) != null) {
+                merged.put(property, property.getValue(overrides));
+            }
+        }
+        return new FlushlessConfig(merged);
+    }
+
     /** The value of {@code property}: an {@link Integer}, a {@link Boolean} or an enum constant (e.g. a Mode). */
     Object value(FlushlessProperty property) {
         return values.get(property);
@@ -96,6 +113,20 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
     public int maxRowsPerStatement() {
         return intValue(FlushlessProperty.MAX_ROWS_PER_STATEMENT);
+    }
+
+    /**
+     * The smallest batch that is coalesced on this server ({@link FlushlessProperty#MIN_BATCH_ROWS}; its {@code 0}
+     * resolved: 2 on YugabyteDB, 50 on PostgreSQL).
+     */
+    public int minBatchRows(boolean yugabyte) {
+        int rows = intValue(FlushlessProperty.MIN_BATCH_ROWS);
+        return rows != 0 ? Math.max(rows, 2) : yugabyte ? 2 : 50;
+    }
+
+    /** See {@link FlushlessProperty#BUFFER_FIRST_WRITE}. */
+    public boolean bufferFirstWrite() {
+        return booleanValue(FlushlessProperty.BUFFER_FIRST_WRITE);
     }
 
     /** See {@link FlushlessProperty#EXACT_SEQUENCES}. */

@@ -183,6 +183,26 @@ public class FlushlessDataSource implements DataSource {
         return getBoolean(FlushlessProperty.TRUST_TRIGGERS);
     }
 
+    /** {@link FlushlessProperty#MIN_BATCH_ROWS} (0: auto, by server). */
+    public void setMinBatchRows(int rows) {
+        set(FlushlessProperty.MIN_BATCH_ROWS, Integer.toString(rows));
+    }
+
+    /** {@link FlushlessProperty#MIN_BATCH_ROWS}, as set or its default. */
+    public int getMinBatchRows() {
+        return getInt(FlushlessProperty.MIN_BATCH_ROWS);
+    }
+
+    /** {@link FlushlessProperty#BUFFER_FIRST_WRITE}. */
+    public void setBufferFirstWrite(boolean buffer) {
+        set(FlushlessProperty.BUFFER_FIRST_WRITE, Boolean.toString(buffer));
+    }
+
+    /** {@link FlushlessProperty#BUFFER_FIRST_WRITE}, as set or its default. */
+    public boolean getBufferFirstWrite() {
+        return getBoolean(FlushlessProperty.BUFFER_FIRST_WRITE);
+    }
+
     /** {@link FlushlessProperty#EXACT_SEQUENCES}. */
     public void setExactSequences(boolean exact) {
         set(FlushlessProperty.EXACT_SEQUENCES, Boolean.toString(exact));

@@ -53,6 +53,29 @@ public enum FlushlessProperty {
             "Leave INSERTs into tables that draw ids from a sequence as sent, so that a failed batch draws exactly"
                     + " the ids bare pgjdbc would (deviation 4 does not apply)"),
 
+    /**
+     * The size rule: a batch of fewer rows (or a Statement batch of fewer texts) runs as sent, before any catalog
+     * read. Coalescing saves server work per row but costs a fixed amount per batch (recording, planning, a guard
+     * savepoint inside a transaction); on PostgreSQL it pays from about 24 rows directly and 50 rows at 0.25 ms
+     * (docs/benchmarks.md), so {@code 0}, the default, means 50 there and 2 on YugabyteDB, where every statement
+     * costs a consensus round trip. In {@code mode=transaction} a smaller batch is still buffered; and with writes
+     * already buffered it still coalesces, since it then saves their round trip.
+     */
+    MIN_BATCH_ROWS("flushless.minBatchRows", 0, 0, 65535,
+            "Smallest batch (rows, or a Statement batch's texts) that is coalesced; smaller ones run as sent"
+                    + " (0 = auto: 50 on PostgreSQL, 2 on YugabyteDB)"),
+
+    /**
+     * {@code mode=transaction}: whether a connection's first single write into a table is buffered. Off by default:
+     * buffering needs the table's catalog facts (a query of about 3-20 ms on a fresh server session, more than the
+     * round trip the buffering saves), so the first write runs as sent and the facts are read at the second write
+     * into the table, or at a batch of at least {@link #MIN_BATCH_ROWS} rows. A connection that writes a table once
+     * (a short-lived connection, a migration tool's history row) never pays for the read.
+     */
+    BUFFER_FIRST_WRITE("flushless.bufferFirstWrite", false,
+            "mode=transaction: buffer even a connection's first write into a table (reads the table's catalog facts"
+                    + " at once; by default the first write runs as sent and they are read at the second)"),
+
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE("flushless.parseCacheSize", 2048, 16, 1_000_000,
             "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"

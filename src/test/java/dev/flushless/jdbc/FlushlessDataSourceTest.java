@@ -206,7 +206,7 @@ class FlushlessDataSourceTest {
     @Test
     void everySetterReachesTheConnectionsConfiguration(TestDatabase db) throws Exception {
         FlushlessDataSource byUrl = new FlushlessDataSource();
-        byUrl.setUrl(db.flushlessUrl());
+        byUrl.setUrl(db.flushlessDefaultsUrl()); // the URL wins over setters: no pinned settings in it
         byUrl.setUser(db.credentials().getProperty("user"));
         Properties expected = setEveryProperty(byUrl);
         try (Connection c = byUrl.getConnection()) {
@@ -262,7 +262,7 @@ class FlushlessDataSourceTest {
         }
 
         FlushlessDataSource byUrl = new FlushlessDataSource();
-        byUrl.setUrl(db.flushlessUrl());
+        byUrl.setUrl(db.flushlessDefaultsUrl()); // the URL wins over setters: no pinned settings in it
         byUrl.setUser(db.credentials().getProperty("user"));
         byUrl.setOnConflict("sometimes");
         SQLException badChoice = assertThrows(SQLException.class, byUrl::getConnection);

@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.buffer;
 
+import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
@@ -40,6 +41,23 @@ public final class BufferRules {
     }
 
     private BufferRules() {
+    }
+
+    /**
+     * The first-write rule ({@code flushless.bufferFirstWrite=false}, the default): a connection's first write of fewer
+     * than {@code flushless.minBatchRows} rows into a table whose catalog facts it has not read runs as sent
+     * ({@link dev.flushless.jdbc.FallbackReason#FIRST_WRITE}). Buffering needs the facts (triggers, rules, row-level
+     * security, sequences), and reading them is a query of about 3-20 ms on a fresh server session: more than the
+     * round trip that buffering one write saves. A connection that writes a table once (a short-lived connection, a
+     * migration tool's history row) never reads them; the second write into the table does.
+     *
+     * @param firstUnread true, and remembers the table, when the table's facts are not read and it was not written
+     *     before on the connection ({@code TableCatalog.firstWriteUnread})
+     */
+    public static boolean firstWriteAsSent(FlushlessConfig config, boolean yugabyte, String table, int rows,
+            java.util.function.Predicate<String> firstUnread) {
+        return !config.bufferFirstWrite() && table != null && rows < config.minBatchRows(yugabyte)
+                && firstUnread.test(table);
     }
 
     /**

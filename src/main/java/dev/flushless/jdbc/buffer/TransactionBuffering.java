@@ -77,6 +77,11 @@ public final class TransactionBuffering {
         return enabled && !bypassed && !autoCommit;
     }
 
+    /** True when writes are buffered now (they would ride ahead of the next statement sent). */
+    public boolean hasBuffered() {
+        return active() && !buffer.isEmpty();
+    }
+
     /**
      * The application's savepoints open now, oldest first ({@code setSavepoint}; a {@code rollback(Savepoint)} keeps
      * its savepoint, as PostgreSQL does; {@code releaseSavepoint} and the end of the transaction close them).
@@ -162,7 +167,7 @@ public final class TransactionBuffering {
      */
     public boolean tryBuffer(StatementDescription statement, List<Bind[]> rows, boolean plainStatement, boolean batch)
             throws SQLException {
-        TableInfo table = bufferableTable(statement, rows, plainStatement);
+        TableInfo table = firstWriteAsSent(statement, rows.size()) ? null : bufferableTable(statement, rows, plainStatement);
         if (table == null) {
             return false;
         }
@@ -182,6 +187,15 @@ public final class TransactionBuffering {
             return null;
         }
         return transactionFailed(delegate()) ? null : writableTable(statement);
+    }
+
+    /**
+     * {@link BufferRules#firstWriteAsSent}, for this connection: true (and remembered) only once per table. Asked
+     * before {@link #bufferableTable}; the caller counts the fallback.
+     */
+    public boolean firstWriteAsSent(StatementDescription statement, int rows) {
+        return buffering() && BufferRules.firstWriteAsSent(session.config(), session.server().yugabyte(),
+                statement.targetTable(), rows, session.catalog()::firstWriteUnread);
     }
 
     /**

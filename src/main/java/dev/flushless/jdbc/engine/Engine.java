@@ -11,6 +11,7 @@ import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.batch.StatementBatchPlanner;
+import dev.flushless.jdbc.buffer.BufferRules;
 import dev.flushless.jdbc.buffer.TransactionBuffering;
 import dev.flushless.jdbc.group.GroupCommit;
 import dev.flushless.jdbc.session.ConflictFacts;
@@ -50,6 +51,29 @@ public final class Engine implements Session {
      */
     public static Fallback singleRowReason(int rows) {
         return rows == 1 ? FallbackReason.SINGLE_ROW.get() : null;
+    }
+
+    /**
+     * The size rule: the one-row rule, then a batch of fewer than {@code minRows} rows (or SQL texts) runs as sent
+     * ({@link FallbackReason#SMALL_BATCH}), decided before any catalog read, so a small batch costs what pgjdbc's own
+     * pipelined batch costs. {@code minRows} is {@code FlushlessConfig.minBatchRows}; {@code 0} skips the second
+     * part (writes buffered in {@code mode=transaction} ride ahead of the batch, which then saves their round trip).
+     * Pure; the driver and {@code explain} both ask it.
+     */
+    public static Fallback sizeReason(int rows, int minRows, String what) {
+        Fallback single = singleRowReason(rows);
+        if (single != null || rows >= minRows) {
+            return single;
+        }
+        return FallbackReason.SMALL_BATCH.because(rows + " " + what, minRows);
+    }
+
+    /**
+     * The smallest batch this connection coalesces now: {@code flushless.minBatchRows} on this server, or 0 when
+     * writes buffered in {@code mode=transaction} would ride ahead of the batch.
+     */
+    private int minBatchRowsNow() {
+        return transactions.hasBuffered() ? 0 : config.minBatchRows(server.yugabyte());
     }
 
     /** Fallback plan of a batch whose table's catalog facts could not be read. */
@@ -279,10 +303,16 @@ public final class Engine implements Session {
         }
         if (transactions.active()) {
             if (kind == StatementDescription.Kind.INSERT) {
-                TableInfo table = transactions.bufferableTable(analyzer.describe(sql),
-                        List.<Bind[]>of(row == null ? new Bind[0] : row), row == null);
-                if (table != null) {
-                    return new Decision(Route.BUFFER, table);
+                StatementDescription insert = analyzer.describe(sql);
+                List<Bind[]> rows = List.<Bind[]>of(row == null ? new Bind[0] : row);
+                if (BufferRules.whyNotBufferable(insert, rows, row == null) == null
+                        && transactions.firstWriteAsSent(insert, 1)) {
+                    stats.fallback(FallbackReason.FIRST_WRITE.get(), 1);
+                } else {
+                    TableInfo table = transactions.bufferableTable(insert, rows, row == null);
+                    if (table != null) {
+                        return new Decision(Route.BUFFER, table);
+                    }
                 }
             }
             if (transactions.rideable(sql, row)) {
@@ -395,11 +425,11 @@ public final class Engine implements Session {
             long count = transactions.rideAlong(sql, rows.get(0), batch.queryTimeoutSeconds(), true);
             return new BatchResult(Route.RIDE_ALONG, new long[] {count}, null);
         }
-        Fallback single = singleRowReason(rows.size());
-        if (single != null) {
+        Fallback small = sizeReason(rows.size(), minBatchRowsNow(), "rows");
+        if (small != null) {
             transactions.beforeServerStatement(sql);
-            // Nothing to coalesce: pgjdbc's own single execution is already one statement.
-            stats.fallback(single, 1);
+            // Nothing worth coalescing: pgjdbc's own pipelined batch (or single execution) costs less.
+            stats.fallback(small, rows.size());
             return asSent(batch, rows);
         }
         StatementDescription description = batch.description();
@@ -586,9 +616,9 @@ public final class Engine implements Session {
             }
             transactions.beforeConnectionCall("a Statement batch", true);
         }
-        Fallback single = singleRowReason(texts.size());
-        if (single != null) {
-            stats.fallback(single, 1);
+        Fallback small = sizeReason(texts.size(), config.minBatchRows(server.yugabyte()), "SQL texts");
+        if (small != null) {
+            stats.fallback(small, texts.size());
             try {
                 return new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null);
             } finally {
@@ -636,7 +666,8 @@ public final class Engine implements Session {
                 return null;
             }
             StatementDescription member = analyzer.describe(text);
-            TableInfo table = transactions.bufferableTable(member, noParameters, true);
+            TableInfo table = transactions.firstWriteAsSent(member, texts.size()) ? null
+                    : transactions.bufferableTable(member, noParameters, true);
             if (table == null) {
                 return null;
             }

@@ -317,6 +317,18 @@ public final class TableCatalog {
         return info;
     }
 
+    /** Tables (as written in the SQL) this connection has written once without reading their facts. */
+    private final java.util.Set<String> writtenOnce = ConcurrentHashMap.newKeySet();
+
+    /**
+     * True, and remembered, when {@code table}'s facts are not cached and this is the first time the connection asks:
+     * the caller then runs the write as sent instead of reading the catalog ({@code flushless.bufferFirstWrite}).
+     * False from the second time on, and for a table already read.
+     */
+    public boolean firstWriteUnread(String table) {
+        return !tables.containsKey(table) && writtenOnce.add(table);
+    }
+
     public boolean isEmpty() {
         return tables.isEmpty();
     }

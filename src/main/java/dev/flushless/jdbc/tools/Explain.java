@@ -73,6 +73,8 @@ public final class Explain {
             "  --url JDBC_URL            read the catalog of the tables the script names from this database",
             "                            (jdbc:postgresql:... or jdbc:flushless:..., whose flushless.* settings",
             "                            other than the mode apply)",
+            "  --set flushless.KEY=VALUE a flushless.* setting to explain with (repeatable; over the --url's), e.g.",
+            "                            --set flushless.minBatchRows=2",
             "  --full-sql                print rewritten SQL in full (long texts are shortened by default)",
             "  --help                    this text",
             "",
@@ -99,17 +101,25 @@ public final class Explain {
     private final Database database;
     private final Map<String, Long> oids = new HashMap<>();
 
-    private Explain(PrintStream out, int rows, Integer maxRows, boolean fullSql, Database database) {
+    private Explain(PrintStream out, int rows, Integer maxRows, boolean fullSql, Database database,
+            FlushlessConfig config) {
         this.out = out;
         this.rows = rows;
         this.fullSql = fullSql;
         this.database = database;
-        this.config = database == null ? FlushlessConfig.defaults() : database.config();
+        this.config = config;
         this.maxRows = maxRows != null ? maxRows : config.maxRowsPerStatement();
         this.session = database == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(database.connection());
         this.flushModel = database == null ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT
                 : ServerFacts.of(database.connection()).flushModel();
+        this.yugabyte = database != null && ServerFacts.of(database.connection()).yugabyte();
+        this.minBatchRows = config.minBatchRows(yugabyte);
     }
+
+    /** Whether the --url server is YugabyteDB (offline: PostgreSQL, for the size rules). */
+    private final boolean yugabyte;
+    /** The size rule's smallest coalesced batch: the --url server's, or PostgreSQL's offline. */
+    private final int minBatchRows;
 
     /** Thrown for bad arguments, unreadable input or an unreachable database: exit code 2. */
     static final class UsageException extends Exception {
@@ -163,6 +173,7 @@ public final class Explain {
         boolean fullSql = false;
         String url = null;
         String file = null;
+        java.util.Properties settings = new java.util.Properties();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -188,6 +199,15 @@ public final class Explain {
                 case "--full-sql":
                     fullSql = true;
                     break;
+                case "--set": {
+                    String setting = value(args, ++i, arg);
+                    int equals = setting.indexOf('=');
+                    if (equals <= 0 || !setting.startsWith(dev.flushless.jdbc.FlushlessProperty.PREFIX)) {
+                        throw new UsageException("--set takes flushless.KEY=VALUE, not '" + setting + "'");
+                    }
+                    settings.setProperty(setting.substring(0, equals), setting.substring(equals + 1));
+                    break;
+                }
                 default:
                     if (arg.startsWith("-") && !arg.equals("-")) {
                         throw new UsageException("unknown option '" + arg + "'");
@@ -204,7 +224,13 @@ public final class Explain {
         String script = read(file, in);
         Database database = url == null ? null : Database.open(url);
         try {
-            return new Explain(out, rows, maxRows, fullSql, database).explain(file, script, mode);
+            FlushlessConfig config;
+            try {
+                config = (database == null ? FlushlessConfig.defaults() : database.config()).with(settings);
+            } catch (SQLException e) {
+                throw new UsageException("--set: " + e.getMessage());
+            }
+            return new Explain(out, rows, maxRows, fullSql, database, config).explain(file, script, mode);
         } finally {
             if (database != null) {
                 database.close();
@@ -351,6 +377,8 @@ public final class Explain {
         out.println("Flushless explain: " + items.size() + " statement" + (items.size() == 1 ? "" : "s") + " from "
                 + (file.equals("-") ? "stdin" : file));
         out.println("Settings: flushless.mode=" + mode + ", flushless.maxRowsPerStatement=" + maxRows
+                + ", flushless.minBatchRows=" + minBatchRows + (mode.equals("transaction")
+                        ? ", flushless.bufferFirstWrite=" + config.bufferFirstWrite() : "")
                 + ", PreparedStatement batches of " + rows + " row" + (rows == 1 ? "" : "s") + ".");
         if (mode.equals("transaction")) {
             out.println("The batch sections and their summary come first (batches in autocommit run exactly as in");
@@ -474,7 +502,7 @@ public final class Explain {
         out.println();
         String members = run.size() == 1 ? "statement [" + run.get(0).number() + "]"
                 : "statements [" + run.get(0).number() + "] to [" + run.get(run.size() - 1).number() + "]";
-        dev.flushless.jdbc.Fallback single = Engine.singleRowReason(run.size());
+        dev.flushless.jdbc.Fallback single = Engine.sizeReason(run.size(), minBatchRows, "SQL texts");
         if (single != null) {
             out.println("Statement batch of " + members + ": not coalesced, runs as sent: " + single.text());
             return BatchPlan.fallback(single);
@@ -552,6 +580,7 @@ public final class Explain {
 
     /** The transaction section's table {@code name}: the database's, or offline a synthetic one with {@code columns}. */
     private TableInfo transactionTable(String name, List<String> columns) throws SQLException {
+        transactionTablesRead.add(name);
         if (database != null) {
             return database.lookup(name);
         }
@@ -564,6 +593,11 @@ public final class Explain {
         // that draws from a sequence (ids supplied by the application, as Hibernate's pooled ids are).
         return new TableInfo(oid, null, null, false, info, new long[] {oid}, false);
     }
+
+    /** Tables whose catalog facts the driver has read in the transaction section (as written in the SQL). */
+    private final java.util.Set<String> transactionTablesRead = new java.util.HashSet<>();
+    /** Tables the transaction section wrote once as sent under the first-write rule. */
+    private final java.util.Set<String> transactionWrittenOnce = new java.util.HashSet<>();
 
     /** The transaction section's tables by name, as {@link BufferRules} reads them. */
     private BufferRules.Tables transactionTables() {
@@ -717,6 +751,11 @@ public final class Explain {
         if (lead == StatementDescription.Kind.INSERT) {
             String notBuffered = BufferRules.whyNotBufferable(d, List.<Bind[]>of(plain ? new Bind[0] : row), plain);
             TableInfo table = null;
+            if (notBuffered == null && BufferRules.firstWriteAsSent(config, yugabyte, d.targetTable(), 1,
+                    t -> !transactionTablesRead.contains(t) && transactionWrittenOnce.add(t))) {
+                notBuffered = dev.flushless.jdbc.FallbackReason.FIRST_WRITE.get().text()
+                        + ": its catalog facts are read at its second write";
+            }
             if (notBuffered == null) {
                 try {
                     table = transactionTable(d.targetTable(), d.insertColumns());
@@ -1006,7 +1045,7 @@ public final class Explain {
 
     /** The plan of a PreparedStatement batch of {@code rows} rows of {@code d}, by the driver's own rules. */
     private BatchPlan planPrepared(StatementDescription d) {
-        dev.flushless.jdbc.Fallback single = Engine.singleRowReason(rows);
+        dev.flushless.jdbc.Fallback single = Engine.sizeReason(rows, minBatchRows, "rows");
         if (single != null) {
             return BatchPlan.fallback(single);
         }

@@ -49,7 +49,8 @@ class ConformanceTest {
 
     /** The URL settings of each Flushless variant ({@code batch_exact}: batch mode with exact sequence values). */
     private static String settings(String variant) {
-        return variant.equals("batch_exact") ? "flushless.mode=batch&flushless.exactSequences=true" : "flushless.mode=" + variant;
+        return (variant.equals("batch_exact") ? "flushless.mode=batch&flushless.exactSequences=true" : "flushless.mode=" + variant)
+                + "&" + TestDatabase.REWRITE_EVERYTHING;
     }
 
     /**

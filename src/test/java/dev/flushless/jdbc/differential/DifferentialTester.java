@@ -293,7 +293,8 @@ final class DifferentialTester implements AutoCloseable {
         String url = databases[db].pgjdbcUrl();
         url = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
         if (db != BARE && db != ORACLE) {
-            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1];
+            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1]
+                    + "&" + dev.flushless.jdbc.testing.TestDatabase.REWRITE_EVERYTHING;
             url += settings.isBlank() ? "" : "&" + settings; // e.g. flushless.exactSequences=true
         }
         boolean counting = semantics == Runner.Semantics.DIRECT && databases[db].hasStatementStats();

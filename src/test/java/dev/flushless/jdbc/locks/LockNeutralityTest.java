@@ -45,7 +45,12 @@ class LockNeutralityTest {
         "flushless.mode=off", "flushless.mode=batch", "flushless.mode=transaction",
         "flushless.mode=batch&flushless.onConflict=antijoin", "flushless.mode=transaction&flushless.onConflict=antijoin",
         "flushless.mode=batch&flushless.groupCommit=true", "flushless.mode=transaction&flushless.exactSequences=true",
+        // the driver's defaults: small batches and first writes need no catalog read (issue #16's reproducer)
+        "defaults:flushless.mode=batch", "defaults:flushless.mode=transaction",
     };
+
+    /** Prefix of a configuration that keeps the driver's default size rules. */
+    private static final String DEFAULTS = "defaults:";
 
     private static final AtomicInteger IDS = new AtomicInteger(1000);
     private static final AtomicInteger NAMES = new AtomicInteger();
@@ -414,7 +419,12 @@ class LockNeutralityTest {
     private static Connection connect(TestDatabase db, String configuration, String application) throws SQLException {
         Properties properties = db.credentials();
         properties.setProperty("ApplicationName", application);
-        return configuration == null ? DriverManager.getConnection(db.pgjdbcUrl(), properties)
-                : DriverManager.getConnection(db.flushlessUrl(configuration), properties);
+        if (configuration == null) {
+            return DriverManager.getConnection(db.pgjdbcUrl(), properties);
+        }
+        // "defaults:..." runs with the driver's default size rules (the other configurations read the catalog at once)
+        return DriverManager.getConnection(configuration.startsWith(DEFAULTS)
+                ? TestDatabase.withParameters(db.flushlessDefaultsUrl(), configuration.substring(DEFAULTS.length()))
+                : db.flushlessUrl(configuration), properties);
     }
 }

@@ -37,15 +37,32 @@ public final class TestDatabase implements AutoCloseable {
         return server.baseUrl + name + server.query;
     }
 
-    /** The same database as a {@code jdbc:flushless:postgresql:} URL. */
+    /**
+     * The settings every test URL carries unless it asks for the defaults ({@link #flushlessDefaultsUrl}): batches of
+     * two rows and more are coalesced and the first write into a table is buffered, so that small test batches and
+     * fresh test connections exercise the rewrites. The size rule ({@code flushless.minBatchRows}) and the first-write
+     * rule ({@code flushless.bufferFirstWrite}) have tests of their own.
+     */
+    public static final String REWRITE_EVERYTHING = "flushless.minBatchRows=2&flushless.bufferFirstWrite=true";
+
+    /** The same database as a {@code jdbc:flushless:postgresql:} URL, with {@link #REWRITE_EVERYTHING}. */
     public String flushlessUrl() {
+        return withParameters(flushlessDefaultsUrl(), REWRITE_EVERYTHING);
+    }
+
+    /** The same database as a {@code jdbc:flushless:postgresql:} URL with the driver's default settings. */
+    public String flushlessDefaultsUrl() {
         return "jdbc:flushless:" + pgjdbcUrl().substring("jdbc:".length());
+    }
+
+    /** {@code url} with {@code parameters} added to its query string. */
+    public static String withParameters(String url, String parameters) {
+        return url + (url.contains("?") ? "&" : "?") + parameters;
     }
 
     /** The Flushless URL with {@code parameters} (e.g. {@code "flushless.mode=off"}) added to its query. */
     public String flushlessUrl(String parameters) {
-        String url = flushlessUrl();
-        return url + (url.contains("?") ? "&" : "?") + parameters;
+        return withParameters(flushlessUrl(), parameters);
     }
 
     /** Credentials to pass as connection properties (may be empty when the URL carries them). */

@@ -232,9 +232,18 @@ class ExplainAgreementTest {
         }
     }
 
+    /** {@code args} with the settings of the driver URLs it is compared with ({@link ExplainTest#pinned}). */
+    private static String[] pinnedArgs(String[] args) {
+        String[] withCommand = new String[args.length + 1];
+        withCommand[0] = "explain";
+        System.arraycopy(args, 0, withCommand, 1, args.length);
+        String[] pinned = ExplainTest.pinned(withCommand);
+        return java.util.Arrays.copyOfRange(pinned, 1, pinned.length);
+    }
+
     private static Prediction explain(String how, String script, String... args) throws Explain.UsageException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Explain.Tallies tallies = Explain.execute(args, new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)),
+        Explain.Tallies tallies = Explain.execute(pinnedArgs(args), new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         return new Prediction(how, tallies, out.toString(StandardCharsets.UTF_8));
     }
