@@ -27,8 +27,7 @@ public final class Errors {
      */
     private static final String CONNECTION_EXCEPTION_CLASS = "08";
 
-    private Errors() {
-    }
+    private Errors() {}
 
     /** {@link PSQLState#CONNECTION_UNABLE_TO_CONNECT} (08001): no connection could be opened. */
     public static SQLException cannotConnect(String message) {
@@ -40,8 +39,10 @@ public final class Errors {
      * {@link PSQLState#CONNECTION_FAILURE} (08006) when it has none; {@code cause} as the cause.
      */
     public static SQLException connectionLost(String message, SQLException cause) {
-        return new SQLException(message,
-                cause.getSQLState() != null ? cause.getSQLState() : PSQLState.CONNECTION_FAILURE.getState(), cause);
+        return new SQLException(
+                message,
+                cause.getSQLState() != null ? cause.getSQLState() : PSQLState.CONNECTION_FAILURE.getState(),
+                cause);
     }
 
     /** {@link PSQLState#NOT_IMPLEMENTED} (0A000, {@code feature_not_supported}). */
@@ -88,8 +89,8 @@ public final class Errors {
     }
 
     /** A {@link BatchUpdateException} with {@code state}, the update counts and the error code of {@code cause}. */
-    public static BatchUpdateException batchFailed(String message, PSQLState state, int[] updateCounts,
-            SQLException cause) {
+    public static BatchUpdateException batchFailed(
+            String message, PSQLState state, int[] updateCounts, SQLException cause) {
         return new BatchUpdateException(message, state.getState(), cause.getErrorCode(), updateCounts, cause);
     }
 

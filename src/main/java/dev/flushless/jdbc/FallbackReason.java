@@ -28,14 +28,15 @@ public enum FallbackReason {
     VALUES_NOT_LOCATED("values-not-located", "%s", "the VALUES tuple could not be located in the text (…)"),
     PARAMETER_OUTSIDE_VALUES("parameter-outside-values", "parameter outside the VALUES tuple"),
     ON_CONFLICT_NO_TARGET("on-conflict-no-target", "ON CONFLICT without a conflict target"),
-    ON_CONFLICT_TARGET_NOT_COLUMNS("on-conflict-target-not-columns",
-            "ON CONFLICT ON CONSTRAINT, on an expression or on a partial index"),
-    ON_CONFLICT_COLUMN_NOT_PARAMETER("on-conflict-column-not-parameter",
-            "ON CONFLICT column %s is not supplied by a parameter"),
-    ON_CONFLICT_SET_NOT_ROW_INDEPENDENT("on-conflict-set-not-row-independent",
+    ON_CONFLICT_TARGET_NOT_COLUMNS(
+            "on-conflict-target-not-columns", "ON CONFLICT ON CONSTRAINT, on an expression or on a partial index"),
+    ON_CONFLICT_COLUMN_NOT_PARAMETER(
+            "on-conflict-column-not-parameter", "ON CONFLICT column %s is not supplied by a parameter"),
+    ON_CONFLICT_SET_NOT_ROW_INDEPENDENT(
+            "on-conflict-set-not-row-independent",
             "ON CONFLICT DO UPDATE SET expression not proven row-independent: %s"),
-    ON_CONFLICT_WHERE_NOT_ROW_INDEPENDENT("on-conflict-where-not-row-independent",
-            "ON CONFLICT DO UPDATE WHERE not proven row-independent"),
+    ON_CONFLICT_WHERE_NOT_ROW_INDEPENDENT(
+            "on-conflict-where-not-row-independent", "ON CONFLICT DO UPDATE WHERE not proven row-independent"),
     ON_CONFLICT_CHANGES_TARGET("on-conflict-changes-target", "ON CONFLICT DO UPDATE changes a conflict column"),
     ON_CONFLICT_ACTION("on-conflict-action", "ON CONFLICT action %s"),
     UPDATE_FROM("update-from", "UPDATE ... FROM"),
@@ -55,55 +56,74 @@ public enum FallbackReason {
 
     // ---- the batch and the table (planning) ----
     SINGLE_ROW("single-row", "batch of one row: nothing to coalesce"),
-    SMALL_BATCH("small-batch", "batch of %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
+    SMALL_BATCH(
+            "small-batch",
+            "batch of %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
             "a batch smaller than flushless.minBatchRows (50 on PostgreSQL by default): coalescing would cost more than"
                     + " it saves"),
-    FIRST_WRITE("first-write", "the connection's first write into the table (flushless.bufferFirstWrite=false)",
+    FIRST_WRITE(
+            "first-write",
+            "the connection's first write into the table (flushless.bufferFirstWrite=false)",
             "mode=transaction: the connection's first single write into a table runs as sent; the table's catalog facts"
                     + " are read at its second write"),
     PGJDBC_REWRITES("pgjdbc-rewrites", "pgjdbc's reWriteBatchedInserts rewrites it (its counts are SUCCESS_NO_INFO)"),
     STREAM_OR_LOB("stream-or-lob", "stream or LOB parameter"),
     UNKEPT_OBJECT("unkept-object", "setObject value of a class that cannot be kept for a replay"),
     TABLE_NOT_PLAIN("table-not-plain", "%s", "the target is not a plain table (a view, a foreign table, not found: …)"),
-    TRIGGERS("triggers", "%s", "the table has user triggers, rules or row-level security (…; see flushless.trustTriggers)"),
+    TRIGGERS(
+            "triggers",
+            "%s",
+            "the table has user triggers, rules or row-level security (…; see flushless.trustTriggers)"),
     EXACT_SEQUENCES("exact-sequences", "table draws ids from a sequence and flushless.exactSequences=true"),
     CATALOG_LOOKUP_FAILED("catalog-lookup-failed", "catalog lookup failed (SQLState %s)"),
     STANDARD_CONFORMING_STRINGS_OFF("standard-conforming-strings-off", "standard_conforming_strings is off"),
     MISSING_PARAMETER("missing-parameter", "a batch row lacks a parameter value"),
     KEYS_FOR_UPDATE_OR_DELETE("keys-for-update-or-delete", "generated keys requested for UPDATE or DELETE"),
     COLUMN_NAMED("column-named", "table has a column named %s"),
-    UNIQUENESS_NOT_MODELLED("uniqueness-not-modelled",
+    UNIQUENESS_NOT_MODELLED(
+            "uniqueness-not-modelled",
             "changes rows of a table whose uniqueness is not modelled (%s): its checks depend on the order rows change"),
-    UNIQUE_KEY_OUT_OF_ORDER("unique-key-out-of-order", "sets a column of a unique key (%s) in statements out of batch"
-            + " order (a repeated key): unique checks would run in another order than row by row"),
+    UNIQUE_KEY_OUT_OF_ORDER(
+            "unique-key-out-of-order",
+            "sets a column of a unique key (%s) in statements out of batch"
+                    + " order (a repeated key): unique checks would run in another order than row by row"),
     FOREIGN_KEY_ORDER("foreign-key-order", "%s", "a foreign key would be checked in another order than row by row (…)"),
     NOT_PGJDBC("not-pgjdbc", "the delegate connection is not pgjdbc: parameter types unknown"),
     COLUMN_NOT_FOUND("column-not-found", "%s", "a column the statement names is not in the catalog (…)"),
     VALUE_TOO_LONG("value-too-long", "%s", "a bound value is longer than its varchar/char column allows (…)"),
     PARAMETER_NOT_MATCHED("parameter-not-matched", "parameter %s not matched to a column"),
-    EQUALITY_NOT_MODELLED("equality-not-modelled", "%s", "a key value of a type whose equality the driver does not model (…)"),
+    EQUALITY_NOT_MODELLED(
+            "equality-not-modelled", "%s", "a key value of a type whose equality the driver does not model (…)"),
     SETTER_TYPE_NOT_MODELLED("setter-type-not-modelled", "parameter %s: setter whose declared type is not modelled"),
     TYPE_NOT_NAMEABLE("type-not-nameable", "parameter %s: column type %s cannot be named in a cast"),
     MIXED_TYPES("mixed-types", "%s", "the rows bind a parameter with different or undeclared types (…)"),
-    UPSERT_KEYS_NOT_TARGET("upsert-keys-not-target",
-            "generated keys of ON CONFLICT that do not include the conflict columns"),
+    UPSERT_KEYS_NOT_TARGET(
+            "upsert-keys-not-target", "generated keys of ON CONFLICT that do not include the conflict columns"),
     UPSERT_OUT_OF_ORDER("upsert-out-of-order", "%s", "upsert rows would need statements out of batch order (…)"),
-    STATEMENT_BATCH_MEMBER("statement-batch-member", "%s", "a Statement batch holds a text that is not one INSERT, UPDATE or DELETE (…)"),
+    STATEMENT_BATCH_MEMBER(
+            "statement-batch-member",
+            "%s",
+            "a Statement batch holds a text that is not one INSERT, UPDATE or DELETE (…)"),
     NOTHING_SHARES("nothing-shares", "no two statements of the batch can share one statement"),
 
     // ---- ON CONFLICT as an anti-join (noted: the rows ran coalesced in the native form) ----
     /** Why the anti-join form does not apply; counted only inside {@link #ANTI_JOIN_NOT_APPLIED}'s note. */
-    ANTI_JOIN_PROBLEM("antijoin-problem", "%s", "why the anti-join form does not apply (only inside antijoin-not-applied: …)"),
+    ANTI_JOIN_PROBLEM(
+            "antijoin-problem", "%s", "why the anti-join form does not apply (only inside antijoin-not-applied: …)"),
     ANTI_JOIN_NOT_APPLIED("antijoin-not-applied", "onConflict=antijoin not applied, native ON CONFLICT used: %s"),
-    ANTI_JOIN_RETRIED("antijoin-retried", "onConflict=antijoin: unique violation (SQLState 23505, a concurrent insert"
-            + " of the same key?), retried as native ON CONFLICT"),
-    ANTI_JOIN_RAISED("antijoin-raised", "onConflict=antijoin: unique violation on the conflict target in a"
-            + " transaction, raised"),
+    ANTI_JOIN_RETRIED(
+            "antijoin-retried",
+            "onConflict=antijoin: unique violation (SQLState 23505, a concurrent insert"
+                    + " of the same key?), retried as native ON CONFLICT"),
+    ANTI_JOIN_RAISED(
+            "antijoin-raised",
+            "onConflict=antijoin: unique violation on the conflict target in a" + " transaction, raised"),
 
     // ---- undone and re-run as sent ----
     COALESCED_FAILED("coalesced-failed", "coalesced statement failed (SQLState %s), re-run as sent"),
     BUFFER_FAILED("buffer-failed", "buffered writes failed when sent together, re-run as sent"),
-    DRAW_BEFORE_ROLLBACK_FAILED("draw-before-rollback-failed", "writes sent before rollback() to draw their ids failed"),
+    DRAW_BEFORE_ROLLBACK_FAILED(
+            "draw-before-rollback-failed", "writes sent before rollback() to draw their ids failed"),
     GROUP_FAILED("group-failed", "group commit failed, re-run alone");
 
     private final String code;

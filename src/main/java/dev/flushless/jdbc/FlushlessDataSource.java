@@ -34,6 +34,7 @@ public class FlushlessDataSource implements DataSource {
     private final Properties settings = new Properties();
     /** The settings, validated, for a wrapped data source's connections; {@code null} after a setter changed one. */
     private FlushlessConfig wrappedConfig; // guarded by this
+
     private final FlushlessDriver driver = new FlushlessDriver();
 
     private volatile String url;
@@ -385,7 +386,8 @@ public class FlushlessDataSource implements DataSource {
 
     @Override
     public String toString() {
-        return wrapped != null ? "FlushlessDataSource wrapping " + wrapped
+        return wrapped != null
+                ? "FlushlessDataSource wrapping " + wrapped
                 : "FlushlessDataSource[" + (url == null ? "no URL" : FlushlessDriver.redact(url)) + "]";
     }
 }

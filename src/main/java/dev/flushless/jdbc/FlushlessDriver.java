@@ -104,6 +104,7 @@ public final class FlushlessDriver implements Driver {
 
     /** The YugabyteDB smart driver's class, and its Maven coordinates. */
     static final String YUGABYTE_DRIVER = "com.yugabyte.Driver";
+
     static final String YUGABYTE_ARTIFACT = "com.yugabyte:jdbc-yugabytedb";
     private static final String YUGABYTE_PREFIX = "jdbc:yugabytedb:";
 
@@ -149,8 +150,9 @@ public final class FlushlessDriver implements Driver {
 
     /** An instance of the JDBC driver class {@code name}, from the context or this class loader, or {@code null}. */
     private static Driver loadDriver(String name) {
-        for (ClassLoader loader : new ClassLoader[] {Thread.currentThread().getContextClassLoader(),
-            FlushlessDriver.class.getClassLoader()}) {
+        for (ClassLoader loader : new ClassLoader[] {
+            Thread.currentThread().getContextClassLoader(), FlushlessDriver.class.getClassLoader()
+        }) {
             if (loader == null) {
                 continue;
             }

@@ -23,7 +23,9 @@ public enum FlushlessProperty {
      * What the driver rewrites. {@code off} passes every call through unchanged; {@code batch} coalesces
      * JDBC batches; {@code transaction} also buffers the writes of an explicit transaction.
      */
-    MODE("flushless.mode", FlushlessConfig.Mode.BATCH,
+    MODE(
+            "flushless.mode",
+            FlushlessConfig.Mode.BATCH,
             "What to rewrite: off (pass everything through), batch (coalesce JDBC batches),"
                     + " transaction (also buffer the writes of explicit transactions)"),
 
@@ -31,14 +33,20 @@ public enum FlushlessProperty {
      * Upper bound on the rows of one coalesced statement. A batch larger than this runs as several
      * statements (still in one round trip); the 65535 bind-parameter limit of the protocol also applies.
      */
-    MAX_ROWS_PER_STATEMENT("flushless.maxRowsPerStatement", 4096, 1, 65535,
+    MAX_ROWS_PER_STATEMENT(
+            "flushless.maxRowsPerStatement",
+            4096,
+            1,
+            65535,
             "Most rows one coalesced statement carries; larger batches become several statements, sent together"),
 
     /**
      * Whether tables with user triggers, rules or row-level security may be rewritten. Off by default:
      * such code can skip rows or read and write other tables, so coalescing could change what it sees.
      */
-    TRUST_TRIGGERS("flushless.trustTriggers", false,
+    TRUST_TRIGGERS(
+            "flushless.trustTriggers",
+            false,
             "Rewrite writes to tables that have user triggers, rules or row-level security (they are left alone"
                     + " by default)"),
 
@@ -49,7 +57,9 @@ public enum FlushlessProperty {
      * error are higher than with bare pgjdbc (documented deviation 4); with this on, those INSERTs are never
      * coalesced, buffered or grouped, and draw exactly what bare pgjdbc draws.
      */
-    EXACT_SEQUENCES("flushless.exactSequences", false,
+    EXACT_SEQUENCES(
+            "flushless.exactSequences",
+            false,
             "Leave INSERTs into tables that draw ids from a sequence as sent, so that a failed batch draws exactly"
                     + " the ids bare pgjdbc would (deviation 4 does not apply)"),
 
@@ -61,7 +71,11 @@ public enum FlushlessProperty {
      * costs a consensus round trip. In {@code mode=transaction} a smaller batch is still buffered; and with writes
      * already buffered it still coalesces, since it then saves their round trip.
      */
-    MIN_BATCH_ROWS("flushless.minBatchRows", 0, 0, 65535,
+    MIN_BATCH_ROWS(
+            "flushless.minBatchRows",
+            0,
+            0,
+            65535,
             "Smallest batch (rows, or a Statement batch's texts) that is coalesced; smaller ones run as sent"
                     + " (0 = auto: 50 on PostgreSQL, 2 on YugabyteDB)"),
 
@@ -72,12 +86,18 @@ public enum FlushlessProperty {
      * into the table, or at a batch of at least {@link #MIN_BATCH_ROWS} rows. A connection that writes a table once
      * (a short-lived connection, a migration tool's history row) never pays for the read.
      */
-    BUFFER_FIRST_WRITE("flushless.bufferFirstWrite", false,
+    BUFFER_FIRST_WRITE(
+            "flushless.bufferFirstWrite",
+            false,
             "mode=transaction: buffer even a connection's first write into a table (reads the table's catalog facts"
                     + " at once; by default the first write runs as sent and they are read at the second)"),
 
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
-    PARSE_CACHE_SIZE("flushless.parseCacheSize", 2048, 16, 1_000_000,
+    PARSE_CACHE_SIZE(
+            "flushless.parseCacheSize",
+            2048,
+            16,
+            1_000_000,
             "Distinct SQL texts whose analysis is cached, driver-wide (read from the first connection); the cached"
                     + " texts hold at most 4096 characters per entry on average"),
 
@@ -85,14 +105,22 @@ public enum FlushlessProperty {
      * {@code mode=transaction}: most INSERT rows a transaction keeps buffered; reaching it sends the buffer
      * (one round trip) and buffering starts again. Bounds the driver's memory per connection.
      */
-    MAX_BUFFERED_ROWS("flushless.maxBufferedRows", 10_000, 1, 10_000_000,
+    MAX_BUFFERED_ROWS(
+            "flushless.maxBufferedRows",
+            10_000,
+            1,
+            10_000_000,
             "mode=transaction: most INSERT rows a transaction keeps buffered before sending them"),
 
     /**
      * {@code mode=transaction}: most bytes of values (estimated) a transaction keeps buffered: bound values, and
      * the whole text of a plain Statement (its values are literals in it).
      */
-    MAX_BUFFERED_BYTES("flushless.maxBufferedBytes", 16 * 1024 * 1024, 1024, Integer.MAX_VALUE,
+    MAX_BUFFERED_BYTES(
+            "flushless.maxBufferedBytes",
+            16 * 1024 * 1024,
+            1024,
+            Integer.MAX_VALUE,
             "mode=transaction: most bytes of values (estimated; bound values, and a Statement's whole text) a"
                     + " transaction keeps buffered before sending them"),
 
@@ -101,7 +129,9 @@ public enum FlushlessProperty {
      * connections of the same database, user and session settings, run as one multi-row statement.
      * Off by default: other callers' rows may become visible together with yours.
      */
-    GROUP_COMMIT("flushless.groupCommit", false,
+    GROUP_COMMIT(
+            "flushless.groupCommit",
+            false,
             "Group concurrent single-row autocommit INSERTs of one SQL text from many connections into one statement"),
 
     /**
@@ -109,12 +139,16 @@ public enum FlushlessProperty {
      * earlier groups released are still away (at least four when it starts) and another group of its lane runs
      * (a lone writer never waits).
      */
-    GROUP_COMMIT_MAX_DELAY_MICROS("flushless.groupCommit.maxDelayMicros", 200, 0, 1_000_000,
+    GROUP_COMMIT_MAX_DELAY_MICROS(
+            "flushless.groupCommit.maxDelayMicros",
+            200,
+            0,
+            1_000_000,
             "Group commit: most microseconds a group waits for more INSERTs (only while others are writing too)"),
 
     /** Group commit: most rows one grouped statement carries. */
-    GROUP_COMMIT_MAX_ROWS("flushless.groupCommit.maxRows", 1000, 2, 65535,
-            "Group commit: most rows one grouped INSERT carries"),
+    GROUP_COMMIT_MAX_ROWS(
+            "flushless.groupCommit.maxRows", 1000, 2, 65535, "Group commit: most rows one grouped INSERT carries"),
 
     /**
      * How a batch of {@code INSERT ... ON CONFLICT (columns) DO NOTHING | DO UPDATE} is coalesced: {@code native}
@@ -122,7 +156,9 @@ public enum FlushlessProperty {
      * then update the existing rows and insert the missing ones (YugabyteDB flushes a native ON CONFLICT once
      * per row on releases that do not batch it server-side); {@code auto} picks antijoin exactly there.
      */
-    ON_CONFLICT("flushless.onConflict", FlushlessConfig.OnConflict.AUTO,
+    ON_CONFLICT(
+            "flushless.onConflict",
+            FlushlessConfig.OnConflict.AUTO,
             "How ON CONFLICT batches are coalesced: native (multi-row ON CONFLICT), antijoin (read existing keys,"
                     + " update those, insert the rest; not safe against a concurrent insert of the same key), auto"
                     + " (antijoin on YugabyteDB releases that do not batch ON CONFLICT themselves, else native)"),
@@ -131,7 +167,11 @@ public enum FlushlessProperty {
      * YugabyteDB follower reads: read-only connections and read-only transactions read from the nearest replica,
      * at most this many milliseconds stale. 0 (the default) turns it off; ignored, with a warning, on PostgreSQL.
      */
-    FOLLOWER_READS("flushless.followerReads", 0, 0, Integer.MAX_VALUE,
+    FOLLOWER_READS(
+            "flushless.followerReads",
+            0,
+            0,
+            Integer.MAX_VALUE,
             "YugabyteDB: read-only connections and transactions read from followers at most this many ms stale"
                     + " (0 = off; ignored with a warning on PostgreSQL)");
 
@@ -143,6 +183,7 @@ public enum FlushlessProperty {
     private final String[] choices;
     /** For a setting whose values are a Java enum's constants: those constants, in the order of {@link #choices}. */
     private final Enum<?>[] constants;
+
     private final int min;
     private final int max;
     private final String description;
@@ -207,7 +248,10 @@ public enum FlushlessProperty {
         }
         StringBuilder text = new StringBuilder();
         for (String choice : choices) {
-            text.append(text.length() == 0 ? "" : ", ").append('`').append(choice).append('`');
+            text.append(text.length() == 0 ? "" : ", ")
+                    .append('`')
+                    .append(choice)
+                    .append('`');
         }
         return text.toString();
     }

@@ -39,8 +39,12 @@ class ErrorsTest {
         assertEquals("99999", Errors.unexpected("m", cause).getSQLState());
         assertEquals("23505", Errors.keepingState("m", cause).getSQLState());
         assertEquals(0, Errors.keepingState("m", cause).getErrorCode());
-        assertEquals("08006", Errors.connectionLost("m", new SQLException("no state")).getSQLState());
-        assertEquals("57P01", Errors.connectionLost("m", new SQLException("x", "57P01")).getSQLState());
+        assertEquals(
+                "08006",
+                Errors.connectionLost("m", new SQLException("no state")).getSQLState());
+        assertEquals(
+                "57P01",
+                Errors.connectionLost("m", new SQLException("x", "57P01")).getSQLState());
         BatchUpdateException batch = Errors.batchFailed("m", PSQLState.UNIQUE_VIOLATION, new int[] {-3, -3}, cause);
         assertEquals("23505", batch.getSQLState());
         assertEquals(7, batch.getErrorCode());
@@ -75,12 +79,16 @@ class ErrorsTest {
                 for (int i = 0; i < lines.size(); i++) {
                     Matcher literal = SQLSTATE_LITERAL.matcher(lines.get(i));
                     if (literal.find()) {
-                        found.add(main.relativize(file) + ":" + (i + 1) + ": " + lines.get(i).trim());
+                        found.add(main.relativize(file) + ":" + (i + 1) + ": "
+                                + lines.get(i).trim());
                     }
                 }
             }
         }
-        assertEquals(List.of(), found, "Use org.postgresql.util.PSQLState, or a constant and factory in "
-                + "dev.flushless.jdbc.Errors, for these SQLStates");
+        assertEquals(
+                List.of(),
+                found,
+                "Use org.postgresql.util.PSQLState, or a constant and factory in "
+                        + "dev.flushless.jdbc.Errors, for these SQLStates");
     }
 }

@@ -72,55 +72,74 @@ class FlushlessConfigTest {
         assertEquals(FlushlessConfig.OnConflict.ANTIJOIN, config.onConflict());
         assertEquals(5000, config.followerReadsStalenessMs());
         assertEquals("mode=transaction", config.toString());
-        assertEquals(FlushlessConfig.OnConflict.NATIVE,
+        assertEquals(
+                FlushlessConfig.OnConflict.NATIVE,
                 FlushlessConfig.from(settings("flushless.onConflict", "native")).onConflict());
-        assertEquals(FlushlessConfig.Mode.OFF, FlushlessConfig.from(settings("flushless.mode", "off")).mode());
+        assertEquals(
+                FlushlessConfig.Mode.OFF,
+                FlushlessConfig.from(settings("flushless.mode", "off")).mode());
     }
 
     @Test
     void badChoiceIsExactlyReported() {
-        SQLException e = assertThrows(SQLException.class,
-                () -> FlushlessConfig.from(settings("flushless.mode", "Turbo ")));
+        SQLException e =
+                assertThrows(SQLException.class, () -> FlushlessConfig.from(settings("flushless.mode", "Turbo ")));
         assertEquals("22023", e.getSQLState());
-        assertEquals("Invalid value 'Turbo ' for Flushless setting flushless.mode: allowed values are off, batch,"
-                + " transaction (default batch). Fix the JDBC URL or connection properties.", e.getMessage());
-        SQLException bool = assertThrows(SQLException.class,
-                () -> FlushlessConfig.from(settings("flushless.groupCommit", "yes")));
+        assertEquals(
+                "Invalid value 'Turbo ' for Flushless setting flushless.mode: allowed values are off, batch,"
+                        + " transaction (default batch). Fix the JDBC URL or connection properties.",
+                e.getMessage());
+        SQLException bool =
+                assertThrows(SQLException.class, () -> FlushlessConfig.from(settings("flushless.groupCommit", "yes")));
         assertEquals("22023", bool.getSQLState());
-        assertEquals("Invalid value 'yes' for Flushless setting flushless.groupCommit: allowed values are true, false"
-                + " (default false). Fix the JDBC URL or connection properties.", bool.getMessage());
+        assertEquals(
+                "Invalid value 'yes' for Flushless setting flushless.groupCommit: allowed values are true, false"
+                        + " (default false). Fix the JDBC URL or connection properties.",
+                bool.getMessage());
     }
 
     @Test
     void badNumberIsExactlyReported() {
         for (String value : new String[] {"0", "65536", "many", "", "1.5"}) {
-            SQLException e = assertThrows(SQLException.class,
-                    () -> FlushlessConfig.from(settings("flushless.groupCommit.maxRows", value)));
+            SQLException e = assertThrows(
+                    SQLException.class, () -> FlushlessConfig.from(settings("flushless.groupCommit.maxRows", value)));
             assertEquals("22023", e.getSQLState());
-            assertEquals("Invalid value '" + value + "' for Flushless setting flushless.groupCommit.maxRows: allowed"
-                    + " values are whole numbers from 2 to 65535 (default 1000). Fix the JDBC URL or connection"
-                    + " properties.", e.getMessage());
+            assertEquals(
+                    "Invalid value '" + value + "' for Flushless setting flushless.groupCommit.maxRows: allowed"
+                            + " values are whole numbers from 2 to 65535 (default 1000). Fix the JDBC URL or connection"
+                            + " properties.",
+                    e.getMessage());
         }
     }
 
     @Test
     void firstBadSettingInEnumOrderIsReported() {
-        SQLException e = assertThrows(SQLException.class, () -> FlushlessConfig.from(settings(
-                "flushless.followerReads", "-1", "flushless.maxRowsPerStatement", "0", "flushless.onConflict", "x")));
+        SQLException e = assertThrows(
+                SQLException.class,
+                () -> FlushlessConfig.from(settings(
+                        "flushless.followerReads",
+                        "-1",
+                        "flushless.maxRowsPerStatement",
+                        "0",
+                        "flushless.onConflict",
+                        "x")));
         assertTrue(e.getMessage().contains("flushless.maxRowsPerStatement"), e.getMessage());
     }
 
     @Test
     void unknownKeyIsReportedBeforeBadValues() {
-        SQLException e = assertThrows(SQLException.class, () -> FlushlessConfig.from(settings(
-                "flushless.mode", "turbo", "flushless.maxRows", "5")));
+        SQLException e = assertThrows(
+                SQLException.class,
+                () -> FlushlessConfig.from(settings("flushless.mode", "turbo", "flushless.maxRows", "5")));
         assertEquals("22023", e.getSQLState());
         StringBuilder known = new StringBuilder();
         for (FlushlessProperty property : FlushlessProperty.values()) {
             known.append(known.length() == 0 ? "" : ", ").append(property.key());
         }
-        assertEquals("Unknown Flushless setting 'flushless.maxRows' (value '5'): known settings are " + known
-                + ". Remove it or correct its spelling.", e.getMessage());
+        assertEquals(
+                "Unknown Flushless setting 'flushless.maxRows' (value '5'): known settings are " + known
+                        + ". Remove it or correct its spelling.",
+                e.getMessage());
     }
 
     @Test

@@ -45,7 +45,9 @@ class FlushlessDataSourceTest {
         }
         FlushlessDataSource ds = new FlushlessDataSource(pg);
         try (Connection c = ds.getConnection()) {
-            assertEquals(FlushlessConfig.Mode.BATCH, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.BATCH,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
             assertEquals(1, queryInt(c, "SELECT 1"));
         }
         assertSame(pg, ds.unwrap(PGSimpleDataSource.class));
@@ -54,7 +56,9 @@ class FlushlessDataSourceTest {
         Properties settings = new Properties();
         settings.setProperty("flushless.mode", "off");
         try (Connection c = new FlushlessDataSource(pg, settings).getConnection()) {
-            assertEquals(FlushlessConfig.Mode.OFF, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.OFF,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
         }
         settings.setProperty("flushless.mode", "fast");
         SQLException bad = assertThrows(SQLException.class, () -> new FlushlessDataSource(pg, settings));
@@ -68,7 +72,9 @@ class FlushlessDataSourceTest {
         ds.setUrl(db.flushlessUrl("flushless.mode=off"));
         ds.setUser(db.credentials().getProperty("user"));
         try (Connection c = ds.getConnection()) {
-            assertEquals(FlushlessConfig.Mode.OFF, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.OFF,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
             assertEquals(2, queryInt(c, "SELECT 2"));
         }
     }
@@ -92,7 +98,8 @@ class FlushlessDataSourceTest {
             config.addDataSourceProperty("user", db.credentials().getProperty("user"));
         }
         config.setMaximumPoolSize(2);
-        try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
+        try (HikariDataSource pool = new HikariDataSource(config);
+                Connection c = pool.getConnection()) {
             assertTrue(c.isWrapperFor(FlushlessConnection.class));
             assertInstanceOf(PGConnection.class, c.unwrap(PGConnection.class));
             assertEquals(3, queryInt(c, "SELECT 3"));
@@ -105,8 +112,11 @@ class FlushlessDataSourceTest {
         config.setJdbcUrl(db.flushlessUrl("flushless.mode=off"));
         config.setDataSourceProperties(db.credentials());
         config.setMaximumPoolSize(2);
-        try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
-            assertEquals(FlushlessConfig.Mode.OFF, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+        try (HikariDataSource pool = new HikariDataSource(config);
+                Connection c = pool.getConnection()) {
+            assertEquals(
+                    FlushlessConfig.Mode.OFF,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
             assertEquals(4, queryInt(c, "SELECT 4"));
         }
     }
@@ -115,11 +125,13 @@ class FlushlessDataSourceTest {
     void copyManagerCopiesRowsInThroughAFlushlessConnection(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE copy_target (id int PRIMARY KEY, name text)");
         try (Connection c = db.flushless("batch")) {
-            long copied = c.unwrap(PGConnection.class).getCopyAPI()
+            long copied = c.unwrap(PGConnection.class)
+                    .getCopyAPI()
                     .copyIn("COPY copy_target FROM STDIN", new StringReader("1\tone\n2\ttwo\n3\tthree\n"));
             assertEquals(3, copied);
         }
-        assertEquals(java.util.List.of(java.util.List.of("3", "one,three,two")),
+        assertEquals(
+                java.util.List.of(java.util.List.of("3", "one,three,two")),
                 db.rows("SELECT count(*), string_agg(name, ',' ORDER BY name) FROM copy_target"));
     }
 
@@ -146,8 +158,11 @@ class FlushlessDataSourceTest {
         }
         assertEquals("mode", FlushlessProperty.MODE.beanName());
         assertEquals("groupCommitMaxDelayMicros", FlushlessProperty.GROUP_COMMIT_MAX_DELAY_MICROS.beanName());
-        assertEquals("setGroupCommitMaxRows",
-                beans.get(FlushlessProperty.GROUP_COMMIT_MAX_ROWS.beanName()).getWriteMethod().getName());
+        assertEquals(
+                "setGroupCommitMaxRows",
+                beans.get(FlushlessProperty.GROUP_COMMIT_MAX_ROWS.beanName())
+                        .getWriteMethod()
+                        .getName());
     }
 
     /**
@@ -221,7 +236,9 @@ class FlushlessDataSourceTest {
         }
         FlushlessDataSource wrapping = new FlushlessDataSource(pg);
         try (Connection c = wrapping.getConnection()) {
-            assertEquals(FlushlessConfig.Mode.BATCH, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.BATCH,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
         }
         assertEquals(expected, setEveryProperty(wrapping));
         try (Connection c = wrapping.getConnection()) {
@@ -254,11 +271,14 @@ class FlushlessDataSourceTest {
         ds.setMaxRowsPerStatement(0);
         SQLException bad = assertThrows(SQLException.class, ds::getConnection);
         assertEquals("22023", bad.getSQLState());
-        assertTrue(bad.getMessage().contains("flushless.maxRowsPerStatement")
-                && bad.getMessage().contains("'0'"), bad.getMessage());
+        assertTrue(
+                bad.getMessage().contains("flushless.maxRowsPerStatement")
+                        && bad.getMessage().contains("'0'"),
+                bad.getMessage());
         ds.setMaxRowsPerStatement(100);
         try (Connection c = ds.getConnection(db.credentials().getProperty("user"), null)) {
-            assertEquals(100, c.unwrap(FlushlessConnection.class).flushlessConfig().maxRowsPerStatement());
+            assertEquals(
+                    100, c.unwrap(FlushlessConnection.class).flushlessConfig().maxRowsPerStatement());
         }
 
         FlushlessDataSource byUrl = new FlushlessDataSource();
@@ -296,7 +316,8 @@ class FlushlessDataSourceTest {
         config.addDataSourceProperty("maxRowsPerStatement", "250");
         config.addDataSourceProperty("trustTriggers", "true");
         config.setMaximumPoolSize(1);
-        try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
+        try (HikariDataSource pool = new HikariDataSource(config);
+                Connection c = pool.getConnection()) {
             FlushlessConfig flushless = c.unwrap(FlushlessConnection.class).flushlessConfig();
             assertEquals(FlushlessConfig.Mode.TRANSACTION, flushless.mode());
             assertEquals(250, flushless.maxRowsPerStatement());
@@ -305,7 +326,8 @@ class FlushlessDataSourceTest {
     }
 
     private static int queryInt(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getInt(1);
         }

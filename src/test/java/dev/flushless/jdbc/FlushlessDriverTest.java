@@ -47,7 +47,8 @@ class FlushlessDriverTest {
 
     @Test
     void unknownSubprotocolNamesTheUrlAndTheRegisteredDrivers() {
-        SQLException e = assertThrows(SQLException.class,
+        SQLException e = assertThrows(
+                SQLException.class,
                 () -> DriverManager.getConnection("jdbc:flushless:nosuchdb://localhost/x?password=secret"));
         assertEquals("08001", e.getSQLState());
         assertTrue(e.getMessage().contains("jdbc:nosuchdb://localhost/x"), e.getMessage());
@@ -58,7 +59,8 @@ class FlushlessDriverTest {
 
     @Test
     void badModeValueNamesKeyValueAndChoices(TestDatabase db) {
-        SQLException e = assertThrows(SQLException.class,
+        SQLException e = assertThrows(
+                SQLException.class,
                 () -> DriverManager.getConnection(db.flushlessUrl("flushless.mode=turbo"), db.credentials()));
         assertEquals("22023", e.getSQLState());
         assertTrue(e.getMessage().contains("flushless.mode"), e.getMessage());
@@ -69,35 +71,43 @@ class FlushlessDriverTest {
     @Test
     void wholeNumberSettingsAreValidatedWithTheirRange(TestDatabase db) {
         for (String value : new String[] {"0", "70000", "many"}) {
-            SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
-                    db.flushlessUrl("flushless.maxRowsPerStatement=" + value), db.credentials()));
+            SQLException e = assertThrows(
+                    SQLException.class,
+                    () -> DriverManager.getConnection(
+                            db.flushlessUrl("flushless.maxRowsPerStatement=" + value), db.credentials()));
             assertEquals("22023", e.getSQLState());
             assertTrue(e.getMessage().contains("flushless.maxRowsPerStatement"), e.getMessage());
             assertTrue(e.getMessage().contains("'" + value + "'"), e.getMessage());
             assertTrue(e.getMessage().contains("whole numbers from 1 to 65535"), e.getMessage());
         }
-        SQLException bool = assertThrows(SQLException.class, () -> DriverManager.getConnection(
-                db.flushlessUrl("flushless.trustTriggers=yes"), db.credentials()));
+        SQLException bool = assertThrows(
+                SQLException.class,
+                () -> DriverManager.getConnection(db.flushlessUrl("flushless.trustTriggers=yes"), db.credentials()));
         assertTrue(bool.getMessage().contains("true, false"), bool.getMessage());
-        SQLException exact = assertThrows(SQLException.class, () -> DriverManager.getConnection(
-                db.flushlessUrl("flushless.exactSequences=1"), db.credentials()));
+        SQLException exact = assertThrows(
+                SQLException.class,
+                () -> DriverManager.getConnection(db.flushlessUrl("flushless.exactSequences=1"), db.credentials()));
         assertEquals("22023", exact.getSQLState());
-        assertTrue(exact.getMessage().contains("flushless.exactSequences") && exact.getMessage().contains("'1'")
-                && exact.getMessage().contains("true, false"), exact.getMessage());
+        assertTrue(
+                exact.getMessage().contains("flushless.exactSequences")
+                        && exact.getMessage().contains("'1'")
+                        && exact.getMessage().contains("true, false"),
+                exact.getMessage());
     }
 
     @Test
     void unknownFlushlessKeyIsAnErrorNamingIt(TestDatabase db) {
         Properties properties = db.credentials();
         properties.setProperty("flushless.mdoe", "off");
-        SQLException e = assertThrows(SQLException.class,
-                () -> DriverManager.getConnection(db.flushlessUrl(), properties));
+        SQLException e =
+                assertThrows(SQLException.class, () -> DriverManager.getConnection(db.flushlessUrl(), properties));
         assertEquals("22023", e.getSQLState());
         assertTrue(e.getMessage().contains("'flushless.mdoe'"), e.getMessage());
         assertTrue(e.getMessage().contains("value 'off'"), e.getMessage());
         assertTrue(e.getMessage().contains("flushless.mode"), e.getMessage());
 
-        SQLException fromUrl = assertThrows(SQLException.class,
+        SQLException fromUrl = assertThrows(
+                SQLException.class,
                 () -> DriverManager.getConnection(db.flushlessUrl("flushless.batchsize=3"), db.credentials()));
         assertTrue(fromUrl.getMessage().contains("'flushless.batchsize'"), fromUrl.getMessage());
     }
@@ -107,13 +117,19 @@ class FlushlessDriverTest {
         Properties properties = db.credentials();
         properties.setProperty("flushless.mode", "off");
         try (Connection c = DriverManager.getConnection(db.flushlessUrl(), properties)) {
-            assertEquals(FlushlessConfig.Mode.OFF, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.OFF,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
         }
         try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.mode=TRANSACTION"), properties)) {
-            assertEquals(FlushlessConfig.Mode.TRANSACTION, c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
+            assertEquals(
+                    FlushlessConfig.Mode.TRANSACTION,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
         }
         try (Connection c = DriverManager.getConnection(db.flushlessUrl(), db.credentials())) {
-            assertEquals(FlushlessConfig.Mode.BATCH, c.unwrap(FlushlessConnection.class).flushlessConfig().mode(),
+            assertEquals(
+                    FlushlessConfig.Mode.BATCH,
+                    c.unwrap(FlushlessConnection.class).flushlessConfig().mode(),
                     "batch is the default");
         }
     }
@@ -127,8 +143,9 @@ class FlushlessDriverTest {
         try (Connection c = DriverManager.getConnection(url, properties)) {
             String pgUrl = c.getMetaData().getURL();
             assertFalse(pgUrl.contains("flushless."), "delegate saw a flushless key: " + pgUrl);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT current_setting('statement_timeout'), current_setting('application_name')")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(
+                            "SELECT current_setting('statement_timeout'), current_setting('application_name')")) {
                 rs.next();
                 assertEquals("12345ms", rs.getString(1), "other URL parameters must reach pgjdbc untouched");
                 assertEquals("from-properties", rs.getString(2), "other properties must reach pgjdbc untouched");
@@ -143,7 +160,8 @@ class FlushlessDriverTest {
                 new Properties());
         assertEquals("jdbc:postgresql://h/jdbc:flushless:db?ApplicationName=jdbc:flushless:&x=1", target.delegateUrl);
         assertEquals(FlushlessConfig.Mode.OFF, target.config.mode());
-        assertEquals("jdbc:postgresql://h/db",
+        assertEquals(
+                "jdbc:postgresql://h/db",
                 ConnectionTarget.parse("jdbc:flushless:postgresql://h/db?flushless.mode=off", null).delegateUrl);
     }
 
@@ -162,10 +180,14 @@ class FlushlessDriverTest {
     @Test
     void propertyInfoListsFlushlessAndPgjdbcProperties() throws SQLException {
         DriverPropertyInfo[] infos = new FlushlessDriver().getPropertyInfo("jdbc:flushless:postgresql://h/db", null);
-        DriverPropertyInfo mode = Arrays.stream(infos).filter(i -> i.name.equals("flushless.mode")).findFirst().orElseThrow();
+        DriverPropertyInfo mode = Arrays.stream(infos)
+                .filter(i -> i.name.equals("flushless.mode"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("batch", mode.value);
         assertEquals(Arrays.asList("off", "batch", "transaction"), Arrays.asList(mode.choices));
-        assertTrue(Arrays.stream(infos).anyMatch(i -> i.name.equals("reWriteBatchedInserts")), "pgjdbc's properties too");
+        assertTrue(
+                Arrays.stream(infos).anyMatch(i -> i.name.equals("reWriteBatchedInserts")), "pgjdbc's properties too");
         assertEquals(0, new FlushlessDriver().getPropertyInfo("jdbc:postgresql://h/db", null).length);
     }
 
@@ -179,7 +201,8 @@ class FlushlessDriverTest {
             assertSame(c, c.unwrap(FlushlessConnection.class));
             DatabaseMetaData md = c.getMetaData();
             assertSame(c, md.getConnection());
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertSame(c, s.getConnection());
                 assertSame(s, rs.getStatement());
                 assertSame(rs, s.getResultSet());

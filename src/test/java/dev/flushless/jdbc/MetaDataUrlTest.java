@@ -36,7 +36,8 @@ class MetaDataUrlTest {
         withPassword.setProperty("password", "secret-in-properties");
         withPassword.setProperty("flushless.maxRowsPerStatement", "100");
 
-        String flushless = url(db.flushlessUrl(), "flushless.mode=transaction&ApplicationName=url-test&flushless.trustTriggers=true");
+        String flushless = url(
+                db.flushlessUrl(), "flushless.mode=transaction&ApplicationName=url-test&flushless.trustTriggers=true");
         String pgjdbc = url(db.pgjdbcUrl(), "ApplicationName=url-test");
         String seen = metaDataUrl(flushless, withPassword);
         assertEquals(pgjdbc, seen);

@@ -49,8 +49,12 @@ class OptionalDependenciesTest {
     @Test
     void connectsAndCoalescesWithoutFlywayLiquibaseOrMicrometer(TestDatabase db) throws Exception {
         try (URLClassLoader loader = new URLClassLoader(runtimeClasspath(), ClassLoader.getPlatformClassLoader())) {
-            for (String absent : new String[] {"org.flywaydb.core.Flyway", "liquibase.database.Database",
-                "io.micrometer.core.instrument.MeterRegistry", "org.testcontainers.jdbc.ContainerDatabaseDriver"}) {
+            for (String absent : new String[] {
+                "org.flywaydb.core.Flyway",
+                "liquibase.database.Database",
+                "io.micrometer.core.instrument.MeterRegistry",
+                "org.testcontainers.jdbc.ContainerDatabaseDriver"
+            }) {
                 assertThrows(ClassNotFoundException.class, () -> Class.forName(absent, false, loader), absent);
             }
             Driver flushless = null;
@@ -59,10 +63,11 @@ class OptionalDependenciesTest {
                     flushless = driver;
                 }
             }
-            assertTrue(flushless != null && flushless.getClass().getClassLoader() == loader,
+            assertTrue(
+                    flushless != null && flushless.getClass().getClassLoader() == loader,
                     "FlushlessDriver from the isolated class loader");
             try (Connection connection = flushless.connect(db.flushlessUrl("flushless.mode=batch"), db.credentials());
-                 Statement statement = connection.createStatement()) {
+                    Statement statement = connection.createStatement()) {
                 statement.execute("CREATE TABLE optional_deps (id int PRIMARY KEY)");
                 try (PreparedStatement insert = connection.prepareStatement("INSERT INTO optional_deps VALUES (?)")) {
                     for (int i = 1; i <= 100; i++) {
@@ -76,7 +81,9 @@ class OptionalDependenciesTest {
                     assertEquals(100, rs.getInt(1));
                 }
                 Object report = connection.getClass().getMethod("report").invoke(connection);
-                assertTrue(report.toString().contains("rewrites={") && !report.toString().contains("rewrites={}"),
+                assertTrue(
+                        report.toString().contains("rewrites={")
+                                && !report.toString().contains("rewrites={}"),
                         "the batch was coalesced: " + report);
             }
         }

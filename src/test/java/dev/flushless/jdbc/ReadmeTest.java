@@ -31,10 +31,12 @@ class ReadmeTest {
         }
         List<String> expected = new ArrayList<>();
         for (FlushlessProperty property : FlushlessProperty.values()) {
-            expected.add("| `" + property.key() + "` | `" + property.defaultValue() + "` | "
-                    + property.allowedValues() + " | " + property.description() + " |");
+            expected.add("| `" + property.key() + "` | `" + property.defaultValue() + "` | " + property.allowedValues()
+                    + " | " + property.description() + " |");
         }
-        assertEquals(String.join("\n", expected), String.join("\n", documented),
+        assertEquals(
+                String.join("\n", expected),
+                String.join("\n", documented),
                 "README property table drifted from FlushlessProperty; copy the expected rows into README.md");
     }
 
@@ -50,16 +52,17 @@ class ReadmeTest {
         assertTrue(start >= 0 && end > start, "README lacks the fallback-reasons:start/end markers");
         List<String> documented = new ArrayList<>();
         for (String line : readme.substring(start, end).split("\n")) {
-            if (line.startsWith("| `") ) {
+            if (line.startsWith("| `")) {
                 documented.add(line.trim());
             }
         }
         List<String> expected = new ArrayList<>();
         for (dev.flushless.jdbc.FallbackReason reason : dev.flushless.jdbc.FallbackReason.values()) {
-            expected.add("| `" + reason.code() + "` | " + reason.meaning().replace("|", "\\|")
-                    + " |");
+            expected.add("| `" + reason.code() + "` | " + reason.meaning().replace("|", "\\|") + " |");
         }
-        assertEquals(String.join("\n", expected), String.join("\n", documented),
+        assertEquals(
+                String.join("\n", expected),
+                String.join("\n", documented),
                 "README fallback-reason table drifted from FallbackReason; copy the expected rows into README.md");
     }
 

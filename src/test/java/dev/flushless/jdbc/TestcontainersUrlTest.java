@@ -44,8 +44,9 @@ class TestcontainersUrlTest {
             why = " (" + e + ")";
         }
         if (!docker) {
-            skipped = "Testcontainers jdbc:flushless:tc: connection tests skipped: Docker is not available on this machine"
-                    + why + "; they need Docker to start postgres:" + TAG + ".";
+            skipped =
+                    "Testcontainers jdbc:flushless:tc: connection tests skipped: Docker is not available on this machine"
+                            + why + "; they need Docker to start postgres:" + TAG + ".";
             System.out.println(skipped);
         }
     }
@@ -54,8 +55,11 @@ class TestcontainersUrlTest {
     void aJdbcTcUrlIsOpenedByTestcontainersContainerDatabaseDriver() throws Exception {
         String url = "jdbc:flushless:tc:postgresql:" + TAG + ":///shop?flushless.mode=transaction";
         assertSame(FlushlessDriver.class, DriverManager.getDriver(url).getClass());
-        assertEquals("org.testcontainers.jdbc.ContainerDatabaseDriver",
-                FlushlessDriver.delegateFor("jdbc:tc:postgresql:" + TAG + ":///shop").getClass().getName());
+        assertEquals(
+                "org.testcontainers.jdbc.ContainerDatabaseDriver",
+                FlushlessDriver.delegateFor("jdbc:tc:postgresql:" + TAG + ":///shop")
+                        .getClass()
+                        .getName());
     }
 
     @Test
@@ -64,7 +68,8 @@ class TestcontainersUrlTest {
         String url = "jdbc:flushless:tc:postgresql:" + TAG + ":///shop?flushless.mode=transaction";
         try (Connection connection = DriverManager.getConnection(url)) {
             // getURL() is the container's pgjdbc URL (ContainerDatabaseDriver connects with pgjdbc).
-            assertTrue(connection.getMetaData().getURL().startsWith("jdbc:postgresql://"),
+            assertTrue(
+                    connection.getMetaData().getURL().startsWith("jdbc:postgresql://"),
                     connection.getMetaData().getURL());
             writeOneTransaction(connection);
         }
@@ -99,7 +104,7 @@ class TestcontainersUrlTest {
         assertEquals(1, after.roundTrips() - before.roundTrips(), "the whole transaction in one round trip");
         connection.setAutoCommit(true);
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*), sum(id) FROM item")) {
+                ResultSet rs = s.executeQuery("SELECT count(*), sum(id) FROM item")) {
             rs.next();
             assertEquals(50, rs.getInt(1));
             assertEquals(50 * 51 / 2, rs.getInt(2));

@@ -31,8 +31,7 @@ import org.testcontainers.containers.wait.strategy.Wait;
  */
 public final class BenchMain {
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         String url = null;
@@ -48,8 +47,11 @@ public final class BenchMain {
             }
         }
         CommandLineOptions listing = new CommandLineOptions(jmh.toArray(new String[0]));
-        if (listing.shouldHelp() || listing.shouldList() || listing.shouldListWithParams()
-                || listing.shouldListProfilers() || listing.shouldListResultFormats()) {
+        if (listing.shouldHelp()
+                || listing.shouldList()
+                || listing.shouldListWithParams()
+                || listing.shouldListProfilers()
+                || listing.shouldListResultFormats()) {
             org.openjdk.jmh.Main.main(jmh.toArray(new String[0])); // -h, -l, -lp, -lprof, -lrf: no server, no run
             return;
         }
@@ -74,10 +76,13 @@ public final class BenchMain {
         }
         System.setProperty(Harness.COUNTS_PROPERTY, counts);
         CommandLineOptions cmd = new CommandLineOptions(jmh.toArray(new String[0]));
-        List<String> forkArgs = new ArrayList<>(List.of("-D" + Harness.URL_PROPERTY + "=" + url,
-                "-D" + Harness.COUNTS_PROPERTY + "=" + counts, "-Djava.awt.headless=true"));
+        List<String> forkArgs = new ArrayList<>(List.of(
+                "-D" + Harness.URL_PROPERTY + "=" + url,
+                "-D" + Harness.COUNTS_PROPERTY + "=" + counts,
+                "-Djava.awt.headless=true"));
         forkArgs.addAll(cmd.getJvmArgsAppend().orElse(List.of())); // the caller's -jvmArgsAppend (e.g. JFR) kept
-        Options options = new OptionsBuilder().parent(cmd)
+        Options options = new OptionsBuilder()
+                .parent(cmd)
                 .jvmArgsAppend(forkArgs.toArray(new String[0]))
                 .build();
         try {
@@ -108,14 +113,18 @@ public final class BenchMain {
             case "postgres" -> {
                 c = new GenericContainer<>(System.getProperty("flushless.bench.postgresImage", "postgres:18"))
                         .withEnv("POSTGRES_PASSWORD", "postgres")
-                        .withCommand("postgres", "-c", "shared_preload_libraries=pg_stat_statements",
-                                "-c", "max_connections=200")
+                        .withCommand(
+                                "postgres",
+                                "-c",
+                                "shared_preload_libraries=pg_stat_statements",
+                                "-c",
+                                "max_connections=200")
                         .withExposedPorts(5432)
                         .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\n", 2));
             }
             case "yugabytedb" -> {
-                c = new GenericContainer<>(System.getProperty("flushless.bench.yugabyteImage",
-                        "yugabytedb/yugabyte:2024.1.3.0-b105"))
+                c = new GenericContainer<>(System.getProperty(
+                                "flushless.bench.yugabyteImage", "yugabytedb/yugabyte:2024.1.3.0-b105"))
                         .withCommand("bin/yugabyted", "start", "--background=false")
                         .withExposedPorts(5433)
                         .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofMinutes(3)));
@@ -130,7 +139,8 @@ public final class BenchMain {
         boolean pg = kind.equals("postgres");
         String admin = "jdbc:postgresql://" + c.getHost() + ":" + c.getMappedPort(pg ? 5432 : 5433) + "/"
                 + (pg ? "postgres?user=postgres&password=postgres" : "yugabyte?user=yugabyte");
-        try (Connection conn = DriverManager.getConnection(admin); Statement s = conn.createStatement()) {
+        try (Connection conn = DriverManager.getConnection(admin);
+                Statement s = conn.createStatement()) {
             s.execute("CREATE DATABASE " + Targets.DATABASE);
         }
         return Targets.withDatabase(admin, Targets.DATABASE);

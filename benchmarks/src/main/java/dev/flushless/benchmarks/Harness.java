@@ -61,8 +61,7 @@ public final class Harness implements AutoCloseable {
         String serverUrl = Targets.benchmarkUrl();
         this.house = DriverManager.getConnection(serverUrl);
         this.statsProblem = prepareStatementStats(house);
-        this.proxy = "direct".equals(delay) ? null
-                : LatencyProxy.forUrlMillis(serverUrl, Double.parseDouble(delay));
+        this.proxy = "direct".equals(delay) ? null : LatencyProxy.forUrlMillis(serverUrl, Double.parseDouble(delay));
         String url = proxy == null ? serverUrl : proxy.proxiedUrl(serverUrl);
         String key = params.getBenchmark() + "-" + UUID.randomUUID();
         Properties properties = RoundTripCountingSocketFactory.properties(key);
@@ -154,7 +153,8 @@ public final class Harness implements AutoCloseable {
         if (statsProblem != null) {
             return -1;
         }
-        try (Statement s = house.createStatement(); ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
+        try (Statement s = house.createStatement();
+                ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -199,7 +199,8 @@ public final class Harness implements AutoCloseable {
         }
         long statements = -1;
         if (statsProblem == null) {
-            try (Statement s = house.createStatement(); ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
+            try (Statement s = house.createStatement();
+                    ResultSet rs = s.executeQuery(STATEMENTS_SQL)) {
                 rs.next();
                 statements = rs.getLong(1);
             }
@@ -260,8 +261,8 @@ public final class Harness implements AutoCloseable {
             if (path.getParent() != null) {
                 Files.createDirectories(path.getParent());
             }
-            Files.writeString(path, text + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
+            Files.writeString(
+                    path, text + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         }
     }
 

@@ -14,7 +14,8 @@ final class InsertRows {
     InsertRows(Harness h, String table) throws SQLException {
         this.h = h;
         this.table = table;
-        h.house("DROP TABLE IF EXISTS " + table,
+        h.house(
+                "DROP TABLE IF EXISTS " + table,
                 "CREATE TABLE " + table + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
         h.app().setAutoCommit(!h.variant().applicationCode());
     }
@@ -41,7 +42,8 @@ final class InsertRows {
                 }
                 int[] counts = ps.executeBatch();
                 if (counts.length != rows) {
-                    throw new IllegalStateException("batch returned " + counts.length + " counts for " + rows + " rows");
+                    throw new IllegalStateException(
+                            "batch returned " + counts.length + " counts for " + rows + " rows");
                 }
             }
             c.commit();
@@ -57,8 +59,8 @@ final class InsertRows {
             as[i] = i;
             bs[i] = "row " + i;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
-                + " (id, a, b) SELECT * FROM unnest(?::bigint[], ?::int[], ?::text[])")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO " + table + " (id, a, b) SELECT * FROM unnest(?::bigint[], ?::int[], ?::text[])")) {
             ps.setObject(1, ids);
             ps.setObject(2, as);
             ps.setObject(3, bs);

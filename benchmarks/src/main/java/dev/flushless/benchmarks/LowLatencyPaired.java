@@ -89,7 +89,7 @@ public class LowLatencyPaired {
         final String variant;
         final Harness h;
         Op op;
-        Op beforeBlock = () -> { };
+        Op beforeBlock = () -> {};
         double wall;
         double cpu;
         long roundTrips;
@@ -98,6 +98,7 @@ public class LowLatencyPaired {
         boolean statementsCounted = true;
         /** Per round: seconds per operation, CPU seconds per operation. */
         double[] roundWall;
+
         double[] roundCpu;
 
         Side(String variant, Harness h) {
@@ -127,12 +128,16 @@ public class LowLatencyPaired {
             sides.add(side);
             String prefix = "lp_" + workload + "_" + v;
             if (workload.equals("w5")) {
-                OrmFlush f = new OrmFlush(h, prefix, W5HibernateTransaction.PARENTS,
-                        W5HibernateTransaction.CHILDREN_PER_PARENT, W5HibernateTransaction.UPDATES);
+                OrmFlush f = new OrmFlush(
+                        h,
+                        prefix,
+                        W5HibernateTransaction.PARENTS,
+                        W5HibernateTransaction.CHILDREN_PER_PARENT,
+                        W5HibernateTransaction.UPDATES);
                 side.op = f::flush;
             } else if (workload.equals("w9")) {
-                OrmFlush f = new OrmFlush(h, prefix, W9OrmFlush.PARENTS, W9OrmFlush.CHILDREN_PER_PARENT,
-                        W9OrmFlush.UPDATES);
+                OrmFlush f =
+                        new OrmFlush(h, prefix, W9OrmFlush.PARENTS, W9OrmFlush.CHILDREN_PER_PARENT, W9OrmFlush.UPDATES);
                 side.op = f::flush;
             } else if (workload.startsWith("w7_")) {
                 int rows = Integer.parseInt(workload.substring(3));
@@ -238,23 +243,37 @@ public class LowLatencyPaired {
 
     /** The one-line human summary of a pair line. */
     static String summary(ObjectNode r) {
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "[paired] %s D=%s %s vs bare: speed %.3fx ±%.3f | ms/op %.3f vs %.3f | CPU µs/op %.0f vs %.0f (%.2fx ±%.2f)"
                         + " | RT/op %.2f vs %.2f | stmts/op %s vs %s | %d pairs x %d ops | ping %.3f ms, proxy late %.0f/%.0f µs",
-                r.path("workload").asText(), r.path("delayMs").asText(), r.path("variant").asText(),
-                r.path("speed").asDouble(), r.path("speedCi95").asDouble(),
-                r.path("variantMsPerOp").asDouble(), r.path("bareMsPerOp").asDouble(),
-                r.path("variantCpuUsPerOp").asDouble(), r.path("bareCpuUsPerOp").asDouble(),
-                r.path("cpuRatio").asDouble(), r.path("cpuRatioCi95").asDouble(),
-                r.path("variantRoundTripsPerOp").asDouble(), r.path("bareRoundTripsPerOp").asDouble(),
-                stmts(r, "variant"), stmts(r, "bare"), r.path("pairs").asInt(), r.path("opsPerBlock").asInt(),
-                r.path("pingProxiedMedianMs").asDouble(), r.path("variantProxyMeanLatenessUs").asDouble(),
+                r.path("workload").asText(),
+                r.path("delayMs").asText(),
+                r.path("variant").asText(),
+                r.path("speed").asDouble(),
+                r.path("speedCi95").asDouble(),
+                r.path("variantMsPerOp").asDouble(),
+                r.path("bareMsPerOp").asDouble(),
+                r.path("variantCpuUsPerOp").asDouble(),
+                r.path("bareCpuUsPerOp").asDouble(),
+                r.path("cpuRatio").asDouble(),
+                r.path("cpuRatioCi95").asDouble(),
+                r.path("variantRoundTripsPerOp").asDouble(),
+                r.path("bareRoundTripsPerOp").asDouble(),
+                stmts(r, "variant"),
+                stmts(r, "bare"),
+                r.path("pairs").asInt(),
+                r.path("opsPerBlock").asInt(),
+                r.path("pingProxiedMedianMs").asDouble(),
+                r.path("variantProxyMeanLatenessUs").asDouble(),
                 r.path("bareProxyMeanLatenessUs").asDouble());
     }
 
     private static String stmts(ObjectNode r, String prefix) {
         return r.has(prefix + "StatementsPerOp")
-                ? String.format(Locale.ROOT, "%.2f", r.path(prefix + "StatementsPerOp").asDouble()) : "n/a";
+                ? String.format(
+                        Locale.ROOT, "%.2f", r.path(prefix + "StatementsPerOp").asDouble())
+                : "n/a";
     }
 
     /** Bare first in even rounds, last in odd ones. */

@@ -40,13 +40,16 @@ final class OrmFlush {
         this.parents = parents;
         this.childrenPerParent = childrenPerParent;
         this.updates = updates;
-        h.house("DROP TABLE IF EXISTS " + childTable, "DROP TABLE IF EXISTS " + parentTable,
+        h.house(
+                "DROP TABLE IF EXISTS " + childTable,
+                "DROP TABLE IF EXISTS " + parentTable,
                 "CREATE TABLE " + parentTable + " (id bigint PRIMARY KEY, name text NOT NULL, version int NOT NULL,"
                         + " children int NOT NULL)",
                 "CREATE TABLE " + childTable + " (id bigint PRIMARY KEY, parent_id bigint NOT NULL REFERENCES "
                         + parentTable + ", name text NOT NULL)",
                 "CREATE INDEX ON " + childTable + " (parent_id)",
-                "INSERT INTO " + parentTable + " SELECT g, 'seed', 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g",
+                "INSERT INTO " + parentTable + " SELECT g, 'seed', 0, 0 FROM generate_series(0, " + (SEEDED - 1)
+                        + ") g",
                 "ANALYZE " + parentTable);
         h.app().setAutoCommit(!h.variant().applicationCode());
     }
@@ -85,8 +88,8 @@ final class OrmFlush {
                 }
                 ps.executeBatch();
             }
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO " + childTable + " (parent_id, name, id) VALUES (?, ?, ?)")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO " + childTable + " (parent_id, name, id) VALUES (?, ?, ?)")) {
                 for (int i = 0; i < children.length; i++) {
                     ps.setLong(1, childParents[i]);
                     ps.setString(2, childNames[i]);
@@ -122,15 +125,16 @@ final class OrmFlush {
                 names[u] = newName;
                 old[u] = versions[firstUpdated + u];
             }
-            try (PreparedStatement ps = c.prepareStatement(
-                    "WITH p AS (INSERT INTO " + parentTable + " (id, name, version, children)"
-                    + " SELECT id, name, 0, " + childrenPerParent + " FROM unnest(?::bigint[], ?::text[]) AS x(id, name)),"
-                    + " c AS (INSERT INTO " + childTable + " (id, parent_id, name)"
-                    + " SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[])),"
-                    + " u AS (UPDATE " + parentTable + " t SET name = x.name, version = x.version + 1"
-                    + " FROM unnest(?::bigint[], ?::text[], ?::int[]) AS x(id, name, version)"
-                    + " WHERE t.id = x.id AND t.version = x.version RETURNING 1)"
-                    + " SELECT count(*) / (count(*) = ?)::int FROM u")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("WITH p AS (INSERT INTO " + parentTable + " (id, name, version, children)"
+                            + " SELECT id, name, 0, " + childrenPerParent
+                            + " FROM unnest(?::bigint[], ?::text[]) AS x(id, name)),"
+                            + " c AS (INSERT INTO " + childTable + " (id, parent_id, name)"
+                            + " SELECT * FROM unnest(?::bigint[], ?::bigint[], ?::text[])),"
+                            + " u AS (UPDATE " + parentTable + " t SET name = x.name, version = x.version + 1"
+                            + " FROM unnest(?::bigint[], ?::text[], ?::int[]) AS x(id, name, version)"
+                            + " WHERE t.id = x.id AND t.version = x.version RETURNING 1)"
+                            + " SELECT count(*) / (count(*) = ?)::int FROM u")) {
                 ps.setObject(1, parentIds);
                 ps.setObject(2, parentNames);
                 ps.setObject(3, children);

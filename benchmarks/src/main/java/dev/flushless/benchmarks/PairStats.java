@@ -11,8 +11,7 @@ final class PairStats {
 
     static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-    private PairStats() {
-    }
+    private PairStats() {}
 
     static double mean(double[] x) {
         return Arrays.stream(x).average().orElse(Double.NaN);

@@ -26,8 +26,7 @@ public final class PairedReport {
 
     static final double GOAL = 0.98;
 
-    private PairedReport() {
-    }
+    private PairedReport() {}
 
     public static void main(String[] args) throws IOException {
         List<Path> counts = new ArrayList<>();
@@ -62,23 +61,33 @@ public final class PairedReport {
                 } else if (n.has("lowLatencyPair")) {
                     JsonNode r = n.get("lowLatencyPair");
                     // forks of one configuration: same benchmark and parameters (the line's params hold the variant)
-                    String key = n.path("benchmark").asText() + "|" + n.path("params").toString() + "|"
+                    String key = n.path("benchmark").asText() + "|"
+                            + n.path("params").toString() + "|"
                             + r.path("variant").asText();
-                    (r.has("threads") ? threaded : single).computeIfAbsent(key, k -> new ArrayList<>()).add(r);
+                    (r.has("threads") ? threaded : single)
+                            .computeIfAbsent(key, k -> new ArrayList<>())
+                            .add(r);
                 }
             }
         }
         StringBuilder md = new StringBuilder();
         if (!pings.isEmpty()) {
             md.append("#### Achieved proxy delay (SELECT 1 pings, bare pgjdbc)\n\n");
-            md.append("| D (ms) | round trip median (ms) | p10 - p90 (ms) | direct median (ms) | achieved one-way (ms) |"
-                    + " proxy lateness mean / max (µs) |\n|---:|---:|---:|---:|---:|---:|\n");
+            md.append(
+                    "| D (ms) | round trip median (ms) | p10 - p90 (ms) | direct median (ms) | achieved one-way (ms) |"
+                            + " proxy lateness mean / max (µs) |\n|---:|---:|---:|---:|---:|---:|\n");
             for (JsonNode p : pings) {
-                md.append(String.format(Locale.ROOT, "| %s | %.3f | %.3f - %.3f | %.3f | %.3f | %.0f / %.0f |\n",
-                        trim(p.path("delayMs").asDouble()), p.path("proxiedMedianMs").asDouble(),
-                        p.path("proxiedP10Ms").asDouble(), p.path("proxiedP90Ms").asDouble(),
-                        p.path("directMedianMs").asDouble(), p.path("achievedOneWayMs").asDouble(),
-                        p.path("proxyMeanLatenessUs").asDouble(), p.path("proxyMaxLatenessUs").asDouble()));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %.3f | %.3f - %.3f | %.3f | %.3f | %.0f / %.0f |\n",
+                        trim(p.path("delayMs").asDouble()),
+                        p.path("proxiedMedianMs").asDouble(),
+                        p.path("proxiedP10Ms").asDouble(),
+                        p.path("proxiedP90Ms").asDouble(),
+                        p.path("directMedianMs").asDouble(),
+                        p.path("achievedOneWayMs").asDouble(),
+                        p.path("proxyMeanLatenessUs").asDouble(),
+                        p.path("proxyMaxLatenessUs").asDouble()));
             }
             md.append('\n');
         }
@@ -93,22 +102,38 @@ public final class PairedReport {
                 JsonNode f = forks.get(0);
                 double[] speed = pooled(forks, "speedPerPair");
                 double[] cpu = pooled(forks, "cpuRatioPerPair");
-                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %d x %d x %d | %s | %s | %.3f / %.3f | %.0f / %.0f | %s |"
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %d x %d x %d | %s | %s | %.3f / %.3f | %.0f / %.0f | %s |"
                                 + " %.2f / %.2f | %s / %s | %.3f | %.0f / %.0f | %s |\n",
-                        f.path("workload").asText(), f.path("delayMs").asText(), f.path("variant").asText(),
-                        forks.size(), f.path("pairs").asInt(), f.path("opsPerBlock").asInt(),
-                        interval(speed), forkRange(forks), avg(forks, "bareMsPerOp"), avg(forks, "variantMsPerOp"),
-                        avg(forks, "bareCpuUsPerOp"), avg(forks, "variantCpuUsPerOp"), interval(cpu),
-                        avg(forks, "bareRoundTripsPerOp"), avg(forks, "variantRoundTripsPerOp"),
-                        avgOrNa(forks, "bareStatementsPerOp"), avgOrNa(forks, "variantStatementsPerOp"),
-                        avg(forks, "pingProxiedMedianMs"), avg(forks, "bareProxyMeanLatenessUs"),
-                        avg(forks, "variantProxyMeanLatenessUs"), goal(speed)));
+                        f.path("workload").asText(),
+                        f.path("delayMs").asText(),
+                        f.path("variant").asText(),
+                        forks.size(),
+                        f.path("pairs").asInt(),
+                        f.path("opsPerBlock").asInt(),
+                        interval(speed),
+                        forkRange(forks),
+                        avg(forks, "bareMsPerOp"),
+                        avg(forks, "variantMsPerOp"),
+                        avg(forks, "bareCpuUsPerOp"),
+                        avg(forks, "variantCpuUsPerOp"),
+                        interval(cpu),
+                        avg(forks, "bareRoundTripsPerOp"),
+                        avg(forks, "variantRoundTripsPerOp"),
+                        avgOrNa(forks, "bareStatementsPerOp"),
+                        avgOrNa(forks, "variantStatementsPerOp"),
+                        avg(forks, "pingProxiedMedianMs"),
+                        avg(forks, "bareProxyMeanLatenessUs"),
+                        avg(forks, "variantProxyMeanLatenessUs"),
+                        goal(speed)));
             }
             md.append('\n');
         }
         if (!threaded.isEmpty()) {
-            md.append("#### Paired W8, single-row autocommit INSERTs through HikariCP (speed = variant rows/s / bare rows/s"
-                    + " per pair)\n\n");
+            md.append(
+                    "#### Paired W8, single-row autocommit INSERTs through HikariCP (speed = variant rows/s / bare rows/s"
+                            + " per pair)\n\n");
             md.append("| threads | D (ms) | variant | forks x pairs x ms | speed vs bare (95% CI) | fork means |"
                     + " rows/s bare / variant | worker CPU µs/row bare / variant | CPU ratio (95% CI) |"
                     + " round trips/row bare / variant | statements/row bare / variant | mean group | rows match |"
@@ -119,16 +144,32 @@ public final class PairedReport {
                 double[] speed = pooled(forks, "speedPerPair");
                 double[] cpu = pooled(forks, "cpuRatioPerPair");
                 boolean match = forks.stream().allMatch(x -> x.path("rowsMatch").asBoolean());
-                md.append(String.format(Locale.ROOT, "| %d | %s | %s | %d x %d x %d | %s | %s | %.0f / %.0f | %.0f / %.0f |"
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %d | %s | %s | %d x %d x %d | %s | %s | %.0f / %.0f | %.0f / %.0f |"
                                 + " %s | %.2f / %.2f | %s / %s | %.1f | %s | %.0f / %.0f | %s |\n",
-                        f.path("threads").asInt(), f.path("delayMs").asText(), f.path("variant").asText(),
-                        forks.size(), f.path("pairs").asInt(), f.path("blockMs").asInt(), interval(speed),
-                        forkRange(forks), avg(forks, "bareRowsPerSecond"), avg(forks, "variantRowsPerSecond"),
-                        avg(forks, "bareCpuUsPerOp"), avg(forks, "variantCpuUsPerOp"), interval(cpu),
-                        avg(forks, "bareRoundTripsPerOp"), avg(forks, "variantRoundTripsPerOp"),
-                        avgOrNa(forks, "bareStatementsPerOp"), avgOrNa(forks, "variantStatementsPerOp"),
-                        avg(forks, "variantMeanGroupSize"), match ? "yes" : "**NO**", avg(forks, "bareProxyMeanLatenessUs"),
-                        avg(forks, "variantProxyMeanLatenessUs"), goal(speed)));
+                        f.path("threads").asInt(),
+                        f.path("delayMs").asText(),
+                        f.path("variant").asText(),
+                        forks.size(),
+                        f.path("pairs").asInt(),
+                        f.path("blockMs").asInt(),
+                        interval(speed),
+                        forkRange(forks),
+                        avg(forks, "bareRowsPerSecond"),
+                        avg(forks, "variantRowsPerSecond"),
+                        avg(forks, "bareCpuUsPerOp"),
+                        avg(forks, "variantCpuUsPerOp"),
+                        interval(cpu),
+                        avg(forks, "bareRoundTripsPerOp"),
+                        avg(forks, "variantRoundTripsPerOp"),
+                        avgOrNa(forks, "bareStatementsPerOp"),
+                        avgOrNa(forks, "variantStatementsPerOp"),
+                        avg(forks, "variantMeanGroupSize"),
+                        match ? "yes" : "**NO**",
+                        avg(forks, "bareProxyMeanLatenessUs"),
+                        avg(forks, "variantProxyMeanLatenessUs"),
+                        goal(speed)));
             }
             md.append('\n');
         }
@@ -145,7 +186,8 @@ public final class PairedReport {
 
     private static String interval(double[] x) {
         double ci = PairStats.ci95(x);
-        return Double.isNaN(ci) ? String.format(Locale.ROOT, "%.3f", PairStats.mean(x))
+        return Double.isNaN(ci)
+                ? String.format(Locale.ROOT, "%.3f", PairStats.mean(x))
                 : String.format(Locale.ROOT, "%.3f ± %.3f", PairStats.mean(x), ci);
     }
 
@@ -173,7 +215,10 @@ public final class PairedReport {
     }
 
     private static double avg(List<JsonNode> forks, String field) {
-        return forks.stream().mapToDouble(f -> f.path(field).asDouble(Double.NaN)).average().orElse(Double.NaN);
+        return forks.stream()
+                .mapToDouble(f -> f.path(field).asDouble(Double.NaN))
+                .average()
+                .orElse(Double.NaN);
     }
 
     private static String avgOrNa(List<JsonNode> forks, String field) {

@@ -17,7 +17,8 @@ record Ping(int count, double medianMs, double meanMs, double p10Ms, double p90M
 
     /** {@code warmup} unmeasured pings, then {@code count} measured ones, on a new connection to {@code url}. */
     static Ping measure(String url, int warmup, int count) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             for (int i = 0; i < warmup; i++) {
                 one(s);
             }

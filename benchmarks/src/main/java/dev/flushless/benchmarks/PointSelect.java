@@ -15,7 +15,8 @@ final class PointSelect {
 
     PointSelect(Harness h) throws SQLException {
         this.h = h;
-        h.house("DROP TABLE IF EXISTS w6",
+        h.house(
+                "DROP TABLE IF EXISTS w6",
                 "CREATE TABLE w6 (id bigint PRIMARY KEY, v int NOT NULL, name text NOT NULL)",
                 "INSERT INTO w6 SELECT g, g % 1000, 'name ' || g FROM generate_series(0, " + (SEEDED - 1) + ") g",
                 "ANALYZE w6");

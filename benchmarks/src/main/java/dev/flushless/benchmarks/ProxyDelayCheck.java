@@ -43,9 +43,13 @@ public class ProxyDelayCheck {
     public double ping(BenchmarkParams params) throws Exception {
         String url = Targets.benchmarkUrl();
         Ping direct = Ping.measure(url, 50, pings);
-        System.out.println(String.format(Locale.ROOT,
+        System.out.println(String.format(
+                Locale.ROOT,
                 "[proxy ping] direct: round trip median %.3f ms (p10 %.3f, p90 %.3f, mean %.3f)",
-                direct.medianMs(), direct.p10Ms(), direct.p90Ms(), direct.meanMs()));
+                direct.medianMs(),
+                direct.p10Ms(),
+                direct.p90Ms(),
+                direct.meanMs()));
         double last = Double.NaN;
         for (String d : delays.split("\\+")) {
             double delay = Double.parseDouble(d);
@@ -66,11 +70,19 @@ public class ProxyDelayCheck {
                 r.put("proxyMaxLatenessUs", proxy.maxLatenessMicros());
                 r.put("delayedChunks", proxy.delayedChunks());
                 Harness.append(line);
-                System.out.println(String.format(Locale.ROOT,
+                System.out.println(String.format(
+                        Locale.ROOT,
                         "[proxy ping] D=%s ms: round trip median %.3f ms (p10 %.3f, p90 %.3f, mean %.3f);"
                                 + " achieved one-way %.3f ms (median - direct median) / 2; proxy lateness mean %.0f µs,"
-                                + " max %.0f µs", d, p.medianMs(), p.p10Ms(), p.p90Ms(), p.meanMs(), oneWay,
-                        proxy.meanLatenessMicros(), proxy.maxLatenessMicros()));
+                                + " max %.0f µs",
+                        d,
+                        p.medianMs(),
+                        p.p10Ms(),
+                        p.p90Ms(),
+                        p.meanMs(),
+                        oneWay,
+                        proxy.meanLatenessMicros(),
+                        proxy.maxLatenessMicros()));
                 last = oneWay;
             }
         }

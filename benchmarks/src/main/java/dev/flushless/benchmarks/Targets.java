@@ -12,8 +12,7 @@ public final class Targets {
     /** The database the benchmarks create on the embedded server (dropped and created per run). */
     public static final String DATABASE = "flushless_bench";
 
-    private Targets() {
-    }
+    private Targets() {}
 
     /**
      * The {@code jdbc:postgresql://} URL of the benchmark database: the {@value Harness#URL_PROPERTY}
@@ -32,7 +31,8 @@ public final class Targets {
     /** Starts the embedded PostgreSQL (pg_stat_statements preloaded) and creates {@value #DATABASE} on it. */
     public static String embedded() throws SQLException {
         String admin = BenchmarkServer.adminUrl();
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + DATABASE + " WITH (FORCE)");
             s.execute("CREATE DATABASE " + DATABASE);
         }

@@ -47,7 +47,8 @@ public class W2ThreeTableTransaction {
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
         for (int i = 1; i <= 3; i++) {
-            h.house("DROP TABLE IF EXISTS w2_demo" + i,
+            h.house(
+                    "DROP TABLE IF EXISTS w2_demo" + i,
                     "CREATE TABLE w2_demo" + i + " (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)");
         }
         h.app().setAutoCommit(!h.variant().applicationCode());
@@ -70,10 +71,11 @@ public class W2ThreeTableTransaction {
             c.commit();
             return n;
         }
-        try (PreparedStatement ps = c.prepareStatement("WITH i1 AS (INSERT INTO w2_demo1 (value) VALUES (?) RETURNING 1),"
-                + " i2 AS (INSERT INTO w2_demo2 (value) VALUES (?) RETURNING 1),"
-                + " i3 AS (INSERT INTO w2_demo3 (value) VALUES (?) RETURNING 1)"
-                + " SELECT (SELECT count(*) FROM i1), (SELECT count(*) FROM i2), (SELECT count(*) FROM i3)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("WITH i1 AS (INSERT INTO w2_demo1 (value) VALUES (?) RETURNING 1),"
+                        + " i2 AS (INSERT INTO w2_demo2 (value) VALUES (?) RETURNING 1),"
+                        + " i3 AS (INSERT INTO w2_demo3 (value) VALUES (?) RETURNING 1)"
+                        + " SELECT (SELECT count(*) FROM i1), (SELECT count(*) FROM i2), (SELECT count(*) FROM i3)")) {
             ps.setString(1, "Bonjour");
             ps.setString(2, "Ciao");
             ps.setString(3, "Grüezi");

@@ -48,8 +48,11 @@ public class W3Upsert {
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
-        h.house("DROP TABLE IF EXISTS w3", "CREATE TABLE w3 (id bigint PRIMARY KEY, v int NOT NULL)",
-                "INSERT INTO w3 SELECT g, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g", "ANALYZE w3");
+        h.house(
+                "DROP TABLE IF EXISTS w3",
+                "CREATE TABLE w3 (id bigint PRIMARY KEY, v int NOT NULL)",
+                "INSERT INTO w3 SELECT g, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g",
+                "ANALYZE w3");
         h.app().setAutoCommit(!h.variant().applicationCode());
         h.startCounting();
     }
@@ -82,8 +85,9 @@ public class W3Upsert {
             c.commit();
             return ROWS;
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO w3 (id, v) SELECT * FROM unnest(?::bigint[], ?::int[])"
-                + " ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("INSERT INTO w3 (id, v) SELECT * FROM unnest(?::bigint[], ?::int[])"
+                        + " ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v")) {
             ps.setObject(1, ids);
             ps.setObject(2, vs);
             int n = ps.executeUpdate();

@@ -57,9 +57,11 @@ public class W4VersionedUpdate {
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
-        h.house("DROP TABLE IF EXISTS w4",
+        h.house(
+                "DROP TABLE IF EXISTS w4",
                 "CREATE TABLE w4 (id bigint PRIMARY KEY, v int NOT NULL, version int NOT NULL)",
-                "INSERT INTO w4 SELECT g, 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g", "ANALYZE w4");
+                "INSERT INTO w4 SELECT g, 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g",
+                "ANALYZE w4");
         h.app().setAutoCommit(!h.variant().applicationCode() || "autocommit".equals(commit));
         h.startCounting();
     }
@@ -71,7 +73,8 @@ public class W4VersionedUpdate {
         int first = (int) (op * ROWS % SEEDED);
         op++;
         if (h.variant().applicationCode()) {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE w4 SET v = ?, version = ? WHERE id = ? AND version = ?")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("UPDATE w4 SET v = ?, version = ? WHERE id = ? AND version = ?")) {
                 for (int i = 0; i < ROWS; i++) {
                     int id = first + i;
                     ps.setInt(1, (int) op);

@@ -31,8 +31,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.runner.IterationType;
 import org.openjdk.jmh.infra.ThreadParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * W8 (issue #9): single-row autocommit INSERT throughput from 1, 4, 16 and 64 application threads sharing a
@@ -117,7 +117,8 @@ public class W8GroupCommit {
     public void setUp(BenchmarkParams params) throws Exception {
         threads = params.getThreads();
         h = Harness.openWithoutConnection(params, variant, delayMs);
-        h.house("DROP TABLE IF EXISTS " + TABLE,
+        h.house(
+                "DROP TABLE IF EXISTS " + TABLE,
                 "CREATE TABLE " + TABLE + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
         HikariConfig config = new HikariConfig();
         config.setPoolName("w8-" + variant + "-" + threads);
@@ -191,7 +192,8 @@ public class W8GroupCommit {
 
     private void insert(Writer w) throws SQLException {
         long id = w.nextId++;
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(INSERT)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(INSERT)) {
             ps.setLong(1, id);
             ps.setInt(2, (int) id);
             ps.setString(3, "row " + id);
@@ -210,7 +212,8 @@ public class W8GroupCommit {
             extra.put("threads", threads);
             extra.put("poolSize", threads);
             try (Statement s = h.houseConnection().createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit')")) {
+                    ResultSet rs =
+                            s.executeQuery("SELECT current_setting('fsync'), current_setting('synchronous_commit')")) {
                 rs.next();
                 extra.put("fsync", rs.getString(1));
                 extra.put("synchronousCommit", rs.getString(2));
@@ -234,7 +237,7 @@ public class W8GroupCommit {
             }
             long rowsInTable;
             try (Statement s = h.houseConnection().createStatement();
-                 ResultSet rs = s.executeQuery("SELECT count(*) FROM " + TABLE)) {
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM " + TABLE)) {
                 rs.next();
                 rowsInTable = rs.getLong(1);
             }
@@ -255,8 +258,9 @@ public class W8GroupCommit {
                 g.put("rowsAlone", issued - grouped);
                 g.put("meanGroupSize", groups == 0 ? 0 : (double) grouped / groups);
                 g.put("groupedShare", issued == 0 ? 0 : (double) grouped / issued);
-                g.put("meanGroupMillis", groups == 0 ? 0
-                        : (after.coalescedNanos() - before.coalescedNanos()) / 1e6 / groups);
+                g.put(
+                        "meanGroupMillis",
+                        groups == 0 ? 0 : (after.coalescedNanos() - before.coalescedNanos()) / 1e6 / groups);
                 ObjectNode fallbacks = g.putObject("fallbacks");
                 for (Map.Entry<String, Long> e : after.fallbacks().entrySet()) {
                     long d = e.getValue() - before.fallbacks().getOrDefault(e.getKey(), 0L);
@@ -267,10 +271,11 @@ public class W8GroupCommit {
             }
             ArrayNode top = extra.putArray("topStatements");
             try (Statement s = h.houseConnection().createStatement();
-                 ResultSet rs = s.executeQuery("SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160), calls, rows,"
-                         + " total_exec_time FROM pg_stat_statements"
-                         + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
-                         + " ORDER BY calls DESC LIMIT 6")) {
+                    ResultSet rs =
+                            s.executeQuery("SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160), calls, rows,"
+                                    + " total_exec_time FROM pg_stat_statements"
+                                    + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+                                    + " ORDER BY calls DESC LIMIT 6")) {
                 while (rs.next()) {
                     ObjectNode q = top.addObject();
                     q.put("query", rs.getString(1));
@@ -294,8 +299,8 @@ public class W8GroupCommit {
     private List<Long> backendPids() throws SQLException {
         List<Long> pids = new ArrayList<>();
         try (Statement s = h.houseConnection().createStatement();
-             ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity"
-                     + " WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
+                ResultSet rs = s.executeQuery("SELECT pid FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND pid <> pg_backend_pid()")) {
             while (rs.next()) {
                 pids.add(rs.getLong(1));
             }
@@ -314,15 +319,18 @@ public class W8GroupCommit {
 
         static Sample take(List<Long> backends) {
             long[] client = {0, 0, 0};
-            try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            try (java.util.stream.Stream<java.nio.file.Path> tasks =
+                    java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
                 for (java.nio.file.Path task : (Iterable<java.nio.file.Path>) tasks::iterator) {
                     try {
                         long[] sched = schedstat(task.resolve("schedstat"));
                         client[0] += sched[0];
                         client[1] += sched[1];
                         for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
-                            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                                client[2] += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                            if (line.startsWith("voluntary_ctxt_switches:")
+                                    || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                                client[2] += Long.parseLong(
+                                        line.substring(line.indexOf(':') + 1).trim());
                             }
                         }
                     } catch (java.io.IOException | RuntimeException e) {
@@ -352,13 +360,21 @@ public class W8GroupCommit {
         }
 
         Sample minus(Sample o) {
-            return new Sample(sub(clientCpu, o.clientCpu), sub(clientQueued, o.clientQueued),
-                    sub(clientSwitches, o.clientSwitches), sub(serverCpu, o.serverCpu), sub(serverQueued, o.serverQueued));
+            return new Sample(
+                    sub(clientCpu, o.clientCpu),
+                    sub(clientQueued, o.clientQueued),
+                    sub(clientSwitches, o.clientSwitches),
+                    sub(serverCpu, o.serverCpu),
+                    sub(serverQueued, o.serverQueued));
         }
 
         Sample plus(Sample o) {
-            return new Sample(add(clientCpu, o.clientCpu), add(clientQueued, o.clientQueued),
-                    add(clientSwitches, o.clientSwitches), add(serverCpu, o.serverCpu), add(serverQueued, o.serverQueued));
+            return new Sample(
+                    add(clientCpu, o.clientCpu),
+                    add(clientQueued, o.clientQueued),
+                    add(clientSwitches, o.clientSwitches),
+                    add(serverCpu, o.serverCpu),
+                    add(serverQueued, o.serverQueued));
         }
 
         private static long sub(long a, long b) {

@@ -120,7 +120,8 @@ public class W8PairedThroughput {
             h.skipCountsLine();
             Side s = new Side(v, h);
             sides.add(s);
-            h.house("DROP TABLE IF EXISTS " + s.table,
+            h.house(
+                    "DROP TABLE IF EXISTS " + s.table,
                     "CREATE TABLE " + s.table + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
             HikariConfig config = new HikariConfig();
             config.setPoolName("w8p-" + v + "-" + threads);
@@ -230,7 +231,7 @@ public class W8PairedThroughput {
         boolean match = true;
         for (Side s : sides) {
             try (Statement st = s.h.houseConnection().createStatement();
-                 ResultSet rs = st.executeQuery("SELECT count(*) FROM " + s.table)) {
+                    ResultSet rs = st.executeQuery("SELECT count(*) FROM " + s.table)) {
                 rs.next();
                 long inTable = rs.getLong(1);
                 if (inTable != s.h.ops()) {
@@ -242,18 +243,32 @@ public class W8PairedThroughput {
         }
         r.put("rowsMatch", match);
         Harness.append(line);
-        System.out.println(String.format(Locale.ROOT,
+        System.out.println(String.format(
+                Locale.ROOT,
                 "[paired] %s D=%s %s vs bare: speed %.3fx ±%.3f | rows/s %.0f vs %.0f | CPU µs/row %.0f vs %.0f"
                         + " (%.2fx ±%.2f) | RT/row %.2f vs %.2f | stmts/row %s vs %s | group %.1f | %d pairs x %d ms"
                         + " | ping %.3f ms, proxy late %.0f/%.0f µs",
-                r.path("workload").asText(), delayMs, v.variant, r.path("speed").asDouble(),
-                r.path("speedCi95").asDouble(), r.path("variantRowsPerSecond").asDouble(),
-                r.path("bareRowsPerSecond").asDouble(), r.path("variantCpuUsPerOp").asDouble(),
-                r.path("bareCpuUsPerOp").asDouble(), r.path("cpuRatio").asDouble(), r.path("cpuRatioCi95").asDouble(),
-                r.path("variantRoundTripsPerOp").asDouble(), r.path("bareRoundTripsPerOp").asDouble(),
-                fmt(r, "variantStatementsPerOp"), fmt(r, "bareStatementsPerOp"),
-                r.path("variantMeanGroupSize").asDouble(), pairs, blockMs, r.path("pingProxiedMedianMs").asDouble(),
-                r.path("variantProxyMeanLatenessUs").asDouble(), r.path("bareProxyMeanLatenessUs").asDouble()));
+                r.path("workload").asText(),
+                delayMs,
+                v.variant,
+                r.path("speed").asDouble(),
+                r.path("speedCi95").asDouble(),
+                r.path("variantRowsPerSecond").asDouble(),
+                r.path("bareRowsPerSecond").asDouble(),
+                r.path("variantCpuUsPerOp").asDouble(),
+                r.path("bareCpuUsPerOp").asDouble(),
+                r.path("cpuRatio").asDouble(),
+                r.path("cpuRatioCi95").asDouble(),
+                r.path("variantRoundTripsPerOp").asDouble(),
+                r.path("bareRoundTripsPerOp").asDouble(),
+                fmt(r, "variantStatementsPerOp"),
+                fmt(r, "bareStatementsPerOp"),
+                r.path("variantMeanGroupSize").asDouble(),
+                pairs,
+                blockMs,
+                r.path("pingProxiedMedianMs").asDouble(),
+                r.path("variantProxyMeanLatenessUs").asDouble(),
+                r.path("bareProxyMeanLatenessUs").asDouble()));
         return PairStats.mean(speed);
     }
 
@@ -327,7 +342,7 @@ public class W8PairedThroughput {
     private void insert(Side s, int worker) throws SQLException {
         long id = s.nextId[worker]++;
         try (Connection c = s.pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO " + s.table + " (id, a, b) VALUES (?, ?, ?)")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO " + s.table + " (id, a, b) VALUES (?, ?, ?)")) {
             ps.setLong(1, id);
             ps.setInt(2, (int) id);
             ps.setString(3, "row " + id);

@@ -24,26 +24,139 @@ final class ReadAnalysis {
      * sequence, which no buffered INSERT writes: Hibernate's pooled id optimizer calls it between batches.
      */
     private static final Set<String> READS_NO_TABLE = Set.of(
-            "nextval", "currval", "lastval", "setval",
-            "count", "sum", "min", "max", "avg", "bool_and", "bool_or", "every", "array_agg", "string_agg",
-            "now", "current_timestamp", "current_date", "current_time", "localtimestamp", "localtime",
-            "clock_timestamp", "statement_timestamp", "transaction_timestamp", "version", "current_setting",
-            "current_schema", "current_database", "current_user", "session_user", "pg_backend_pid",
-            "txid_current", "pg_current_xact_id",
-            "lower", "upper", "trim", "btrim", "ltrim", "rtrim", "coalesce", "nullif", "greatest", "least",
-            "abs", "round", "floor", "ceil", "ceiling", "length", "char_length", "substring", "substr", "concat",
-            "concat_ws", "position", "replace", "to_char", "to_timestamp", "to_date", "to_number", "md5",
-            "extract", "date_trunc", "date_part", "age", "generate_series", "unnest", "row_number", "rank",
-            "dense_rank", "jsonb_build_object", "json_build_object", "to_jsonb", "to_json", "cast");
+            "nextval",
+            "currval",
+            "lastval",
+            "setval",
+            "count",
+            "sum",
+            "min",
+            "max",
+            "avg",
+            "bool_and",
+            "bool_or",
+            "every",
+            "array_agg",
+            "string_agg",
+            "now",
+            "current_timestamp",
+            "current_date",
+            "current_time",
+            "localtimestamp",
+            "localtime",
+            "clock_timestamp",
+            "statement_timestamp",
+            "transaction_timestamp",
+            "version",
+            "current_setting",
+            "current_schema",
+            "current_database",
+            "current_user",
+            "session_user",
+            "pg_backend_pid",
+            "txid_current",
+            "pg_current_xact_id",
+            "lower",
+            "upper",
+            "trim",
+            "btrim",
+            "ltrim",
+            "rtrim",
+            "coalesce",
+            "nullif",
+            "greatest",
+            "least",
+            "abs",
+            "round",
+            "floor",
+            "ceil",
+            "ceiling",
+            "length",
+            "char_length",
+            "substring",
+            "substr",
+            "concat",
+            "concat_ws",
+            "position",
+            "replace",
+            "to_char",
+            "to_timestamp",
+            "to_date",
+            "to_number",
+            "md5",
+            "extract",
+            "date_trunc",
+            "date_part",
+            "age",
+            "generate_series",
+            "unnest",
+            "row_number",
+            "rank",
+            "dense_rank",
+            "jsonb_build_object",
+            "json_build_object",
+            "to_jsonb",
+            "to_json",
+            "cast");
 
     /** Keywords that may be followed by a parenthesis without being a function call. */
     private static final Set<String> SYNTAX_BEFORE_PARENTHESIS = Set.of(
-            "select", "from", "join", "where", "and", "or", "not", "in", "exists", "any", "all", "some", "as",
-            "on", "using", "values", "with", "recursive", "union", "intersect", "except", "lateral", "by", "over",
-            "filter", "within", "case", "when", "then", "else", "is", "between", "like", "ilike", "array", "row",
-            "having", "limit", "offset", "distinct", "partition", "order", "group", "materialized",
-            "varchar", "char", "character", "varying", "numeric", "decimal", "timestamp", "time", "interval", "bit",
-            "float", "precision");
+            "select",
+            "from",
+            "join",
+            "where",
+            "and",
+            "or",
+            "not",
+            "in",
+            "exists",
+            "any",
+            "all",
+            "some",
+            "as",
+            "on",
+            "using",
+            "values",
+            "with",
+            "recursive",
+            "union",
+            "intersect",
+            "except",
+            "lateral",
+            "by",
+            "over",
+            "filter",
+            "within",
+            "case",
+            "when",
+            "then",
+            "else",
+            "is",
+            "between",
+            "like",
+            "ilike",
+            "array",
+            "row",
+            "having",
+            "limit",
+            "offset",
+            "distinct",
+            "partition",
+            "order",
+            "group",
+            "materialized",
+            "varchar",
+            "char",
+            "character",
+            "varying",
+            "numeric",
+            "decimal",
+            "timestamp",
+            "time",
+            "interval",
+            "bit",
+            "float",
+            "precision");
 
     /** Words that make a query write, lock, create something or leave the analysis: the answer is "unknown". */
     private static final Set<String> NOT_A_PLAIN_READ = Set.of(
@@ -53,14 +166,14 @@ final class ReadAnalysis {
     /** Functions that draw from or read a sequence's session state. */
     private static final Set<String> SEQUENCE_FUNCTIONS = Set.of("nextval", "currval", "lastval", "setval");
 
-    private ReadAnalysis() {
-    }
+    private ReadAnalysis() {}
 
     /** True when {@code sql} calls {@code nextval}, {@code currval}, {@code lastval} or {@code setval}. */
     static boolean callsSequenceFunctions(String sql, List<Token> tokens) {
         for (int i = 0; i + 1 < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if (t.kind() == Kind.WORD && tokens.get(i + 1).kind() == Kind.OPEN
+            if (t.kind() == Kind.WORD
+                    && tokens.get(i + 1).kind() == Kind.OPEN
                     && SEQUENCE_FUNCTIONS.contains(t.text(sql).toLowerCase(Locale.ROOT))) {
                 return true;
             }
@@ -73,7 +186,9 @@ final class ReadAnalysis {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() != Kind.WORD) {
-                if (t.kind() == Kind.QUOTED_IDENTIFIER && i + 1 < tokens.size() && tokens.get(i + 1).kind() == Kind.OPEN) {
+                if (t.kind() == Kind.QUOTED_IDENTIFIER
+                        && i + 1 < tokens.size()
+                        && tokens.get(i + 1).kind() == Kind.OPEN) {
                     return null; // "quoted"(...) : a user function
                 }
                 continue;

@@ -32,15 +32,43 @@ final class SafeExpressions {
 
     /** Built-in functions that read no table; {@code nextval} is per-row and in row order either way. */
     private static final Set<String> ALLOWED_FUNCTIONS = Set.of(
-            "now", "current_timestamp", "current_date", "current_time", "localtimestamp", "localtime",
-            "clock_timestamp", "statement_timestamp", "transaction_timestamp",
-            "nextval", "gen_random_uuid", "uuid_generate_v4",
-            "lower", "upper", "trim", "btrim", "ltrim", "rtrim", "coalesce", "nullif", "greatest", "least",
-            "abs", "round", "floor", "ceil", "length", "substring", "substr", "concat", "to_jsonb", "jsonb_build_object",
-            "to_timestamp", "to_date", "md5");
+            "now",
+            "current_timestamp",
+            "current_date",
+            "current_time",
+            "localtimestamp",
+            "localtime",
+            "clock_timestamp",
+            "statement_timestamp",
+            "transaction_timestamp",
+            "nextval",
+            "gen_random_uuid",
+            "uuid_generate_v4",
+            "lower",
+            "upper",
+            "trim",
+            "btrim",
+            "ltrim",
+            "rtrim",
+            "coalesce",
+            "nullif",
+            "greatest",
+            "least",
+            "abs",
+            "round",
+            "floor",
+            "ceil",
+            "length",
+            "substring",
+            "substr",
+            "concat",
+            "to_jsonb",
+            "jsonb_build_object",
+            "to_timestamp",
+            "to_date",
+            "md5");
 
-    private SafeExpressions() {
-    }
+    private SafeExpressions() {}
 
     /**
      * True when {@code expression} is row-independent: see the class comment.
@@ -52,10 +80,14 @@ final class SafeExpressions {
         if (expression == null) {
             return true;
         }
-        if (expression instanceof JdbcParameter || expression instanceof LongValue
-                || expression instanceof DoubleValue || expression instanceof StringValue
-                || expression instanceof NullValue || expression instanceof BooleanValue
-                || expression instanceof HexValue || expression instanceof DateTimeLiteralExpression
+        if (expression instanceof JdbcParameter
+                || expression instanceof LongValue
+                || expression instanceof DoubleValue
+                || expression instanceof StringValue
+                || expression instanceof NullValue
+                || expression instanceof BooleanValue
+                || expression instanceof HexValue
+                || expression instanceof DateTimeLiteralExpression
                 || expression instanceof TimeKeyExpression) {
             return true;
         }
@@ -89,11 +121,13 @@ final class SafeExpressions {
                     && isSafe(between.getBetweenExpressionEnd(), allowColumns);
         }
         if (expression instanceof BinaryExpression binary) {
-            return isSafe(binary.getLeftExpression(), allowColumns) && isSafe(binary.getRightExpression(), allowColumns);
+            return isSafe(binary.getLeftExpression(), allowColumns)
+                    && isSafe(binary.getRightExpression(), allowColumns);
         }
         if (expression instanceof Function function) {
             String name = function.getName() == null ? "" : function.getName().toLowerCase(Locale.ROOT);
-            return ALLOWED_FUNCTIONS.contains(name) && function.getKeep() == null
+            return ALLOWED_FUNCTIONS.contains(name)
+                    && function.getKeep() == null
                     && isSafe(function.getParameters(), allowColumns);
         }
         return false;
@@ -114,13 +148,15 @@ final class SafeExpressions {
     /** True when {@code expression} contains a JDBC parameter anywhere (subqueries included). */
     static boolean hasParameter(Expression expression) {
         boolean[] found = {false};
-        expression.accept(new net.sf.jsqlparser.expression.ExpressionVisitorAdapter<Void>() {
-            @Override
-            public <S> Void visit(JdbcParameter parameter, S context) {
-                found[0] = true;
-                return null;
-            }
-        }, null);
+        expression.accept(
+                new net.sf.jsqlparser.expression.ExpressionVisitorAdapter<Void>() {
+                    @Override
+                    public <S> Void visit(JdbcParameter parameter, S context) {
+                        found[0] = true;
+                        return null;
+                    }
+                },
+                null);
         return found[0];
     }
 }

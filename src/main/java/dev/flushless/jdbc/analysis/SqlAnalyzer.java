@@ -1,5 +1,7 @@
 package dev.flushless.jdbc.analysis;
 
+import dev.flushless.jdbc.Fallback;
+import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.analysis.SqlLexer.Kind;
 import dev.flushless.jdbc.analysis.SqlLexer.Token;
 import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
@@ -10,8 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import dev.flushless.jdbc.Fallback;
-import dev.flushless.jdbc.FallbackReason;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
@@ -37,8 +37,22 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
  */
 public final class SqlAnalyzer {
 
-    private static final Set<String> DDL_WORDS = Set.of("create", "alter", "drop", "truncate", "comment", "grant",
-            "revoke", "reindex", "cluster", "vacuum", "analyze", "refresh", "security", "import", "lock");
+    private static final Set<String> DDL_WORDS = Set.of(
+            "create",
+            "alter",
+            "drop",
+            "truncate",
+            "comment",
+            "grant",
+            "revoke",
+            "reindex",
+            "cluster",
+            "vacuum",
+            "analyze",
+            "refresh",
+            "security",
+            "import",
+            "lock");
     private static final Set<String> SESSION_WORDS = Set.of("set", "reset", "discard");
     private static final Set<String> QUERY_WORDS = Set.of("select", "with", "values", "table", "show", "explain");
 
@@ -173,7 +187,9 @@ public final class SqlAnalyzer {
                 if (DDL_WORDS.contains(word)) {
                     return StatementDescription.Kind.DDL;
                 }
-                return SESSION_WORDS.contains(word) ? StatementDescription.Kind.SESSION : StatementDescription.Kind.OTHER;
+                return SESSION_WORDS.contains(word)
+                        ? StatementDescription.Kind.SESSION
+                        : StatementDescription.Kind.OTHER;
         }
     }
 
@@ -198,7 +214,10 @@ public final class SqlAnalyzer {
             }
         }
         b.textEnd(tokens.get(tokens.size() - 1).end()).singleStatement();
-        b.parameterOffsets(tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).mapToInt(Token::start).toArray());
+        b.parameterOffsets(tokens.stream()
+                .filter(t -> t.kind() == Kind.PARAMETER)
+                .mapToInt(Token::start)
+                .toArray());
         try {
             return analyseStatement(sql, kind, tokens, b);
         } catch (StackOverflowError e) {
@@ -211,8 +230,8 @@ public final class SqlAnalyzer {
     }
 
     /** {@link #analyse} of a single statement's tokens, from its kind on; may overflow the stack on deep expressions. */
-    private static StatementDescription analyseStatement(String sql, StatementDescription.Kind kind, List<Token> tokens,
-            StatementDescription.Builder b) {
+    private static StatementDescription analyseStatement(
+            String sql, StatementDescription.Kind kind, List<Token> tokens, StatementDescription.Builder b) {
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
                 b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
@@ -239,13 +258,19 @@ public final class SqlAnalyzer {
     }
 
     private static void describeInsert(String sql, List<Token> tokens, Insert insert, StatementDescription.Builder b) {
-        b.target(insert.getTable().getFullyQualifiedName(),
-                insert.getTable().getAlias() == null ? null : insert.getTable().getAlias().getName());
+        b.target(
+                insert.getTable().getFullyQualifiedName(),
+                insert.getTable().getAlias() == null
+                        ? null
+                        : insert.getTable().getAlias().getName());
         b.returning(insert.getReturningClause() != null);
         if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
             b.fallback(FallbackReason.WITH_CLAUSE, "INSERT");
-        } else if (insert.isUseDuplicate() || insert.isUseSet() || insert.isModifierIgnore()
-                || insert.getOutputClause() != null || insert.isOracleMultiInsert()) {
+        } else if (insert.isUseDuplicate()
+                || insert.isUseSet()
+                || insert.isModifierIgnore()
+                || insert.getOutputClause() != null
+                || insert.isOracleMultiInsert()) {
             b.fallback(FallbackReason.SYNTAX_NOT_POSTGRESQL, "INSERT");
         } else if (!(insert.getSelect() instanceof Values values)) {
             b.fallback(FallbackReason.INSERT_SELECT);
@@ -270,7 +295,8 @@ public final class SqlAnalyzer {
         }
         b.insertColumns(columns);
         if (insert.getConflictAction() != null) {
-            describeOnConflict(insert, columns, (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions(), b);
+            describeOnConflict(
+                    insert, columns, (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions(), b);
             if (b.failed()) {
                 return;
             }
@@ -285,7 +311,9 @@ public final class SqlAnalyzer {
                 valuesIndex = i;
             }
         }
-        if (valuesIndex < 0 || valuesIndex + 1 >= tokens.size() || tokens.get(valuesIndex + 1).kind() != Kind.OPEN) {
+        if (valuesIndex < 0
+                || valuesIndex + 1 >= tokens.size()
+                || tokens.get(valuesIndex + 1).kind() != Kind.OPEN) {
             b.fallback(FallbackReason.VALUES_NOT_LOCATED, "VALUES tuple not found in the text");
             return;
         }
@@ -312,13 +340,18 @@ public final class SqlAnalyzer {
                 return;
             }
         }
-        b.tuple(tupleStart, tupleEnd).rowParameterCount(inTuple).valuesStart(tokens.get(valuesIndex).start());
+        b.tuple(tupleStart, tupleEnd)
+                .rowParameterCount(inTuple)
+                .valuesStart(tokens.get(valuesIndex).start());
         if (insert.getConflictAction() != null
                 && insert.getConflictAction().getConflictActionType() == ConflictActionType.DO_UPDATE) {
             b.conflictAction(locateConflictAction(sql, tokens, close + 1));
         }
-        ParenthesedExpressionList<?> row = (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions();
-        if (!columns.isEmpty() && row.size() == columns.size() && inTuple == row.size()
+        ParenthesedExpressionList<?> row =
+                (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions();
+        if (!columns.isEmpty()
+                && row.size() == columns.size()
+                && inTuple == row.size()
                 && row.stream().allMatch(e -> e instanceof JdbcParameter)) {
             List<String> parameterColumns = new ArrayList<>(columns);
             for (int k = 0; k < row.size(); k++) {
@@ -335,7 +368,9 @@ public final class SqlAnalyzer {
     private static StatementDescription.ConflictAction locateConflictAction(String sql, List<Token> tokens, int from) {
         int set = -1;
         for (int i = from; i + 2 < tokens.size(); i++) {
-            if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "do") && tokens.get(i + 1).isWord(sql, "update")
+            if (tokens.get(i).depth() == 0
+                    && tokens.get(i).isWord(sql, "do")
+                    && tokens.get(i + 1).isWord(sql, "update")
                     && tokens.get(i + 2).isWord(sql, "set")) {
                 set = i + 2;
                 break;
@@ -366,24 +401,31 @@ public final class SqlAnalyzer {
         List<StatementDescription.ExcludedReference> excluded = new ArrayList<>();
         for (int i = set + 1; i < end; i++) {
             Token t = tokens.get(i);
-            boolean named = t.isWord(sql, "excluded") || t.kind() == Kind.QUOTED_IDENTIFIER && t.text(sql).equals("\"excluded\"");
+            boolean named = t.isWord(sql, "excluded")
+                    || t.kind() == Kind.QUOTED_IDENTIFIER && t.text(sql).equals("\"excluded\"");
             if (!named || i > 0 && isDot(sql, tokens.get(i - 1))) {
                 continue;
             }
-            if (i + 2 >= end || !isDot(sql, tokens.get(i + 1))
-                    || tokens.get(i + 2).kind() != Kind.WORD && tokens.get(i + 2).kind() != Kind.QUOTED_IDENTIFIER
+            if (i + 2 >= end
+                    || !isDot(sql, tokens.get(i + 1))
+                    || tokens.get(i + 2).kind() != Kind.WORD
+                            && tokens.get(i + 2).kind() != Kind.QUOTED_IDENTIFIER
                     || i + 3 < end && isDot(sql, tokens.get(i + 3))) {
                 excluded = null; // a whole-row reference or something this driver does not rewrite
                 break;
             }
-            excluded.add(new StatementDescription.ExcludedReference(t.start(), tokens.get(i + 2).end(),
-                    fold(tokens.get(i + 2).text(sql))));
+            excluded.add(new StatementDescription.ExcludedReference(
+                    t.start(), tokens.get(i + 2).end(), fold(tokens.get(i + 2).text(sql))));
             i += 2;
         }
         int setEnd = where >= 0 ? tokens.get(where).start() : endOffset;
         int setStart = tokens.get(set).end();
-        return new StatementDescription.ConflictAction(setStart, setEnd,
-                where >= 0 ? tokens.get(where).end() : -1, endOffset, excluded == null ? null : List.copyOf(excluded));
+        return new StatementDescription.ConflictAction(
+                setStart,
+                setEnd,
+                where >= 0 ? tokens.get(where).end() : -1,
+                endOffset,
+                excluded == null ? null : List.copyOf(excluded));
     }
 
     private static boolean isDot(String sql, Token t) {
@@ -394,16 +436,18 @@ public final class SqlAnalyzer {
      * ON CONFLICT (columns) DO NOTHING / DO UPDATE: the conflict columns must be named in the column list and
      * supplied directly by parameters (so each row's key is known); DO UPDATE must not change them.
      */
-    private static void describeOnConflict(Insert insert, List<String> columns, ParenthesedExpressionList<?> row,
-            StatementDescription.Builder b) {
+    private static void describeOnConflict(
+            Insert insert, List<String> columns, ParenthesedExpressionList<?> row, StatementDescription.Builder b) {
         var target = insert.getConflictTarget();
         var action = insert.getConflictAction();
         if (target == null) {
             b.fallback(FallbackReason.ON_CONFLICT_NO_TARGET);
             return;
         }
-        if (target.getConstraintName() != null || target.getIndexExpression() != null
-                || target.getWhereExpression() != null || target.getIndexColumnNames().isEmpty()) {
+        if (target.getConstraintName() != null
+                || target.getIndexExpression() != null
+                || target.getWhereExpression() != null
+                || target.getIndexColumnNames().isEmpty()) {
             b.fallback(FallbackReason.ON_CONFLICT_TARGET_NOT_COLUMNS);
             return;
         }
@@ -460,7 +504,8 @@ public final class SqlAnalyzer {
         b.returning(update.getReturningClause() != null);
         if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty()) {
             b.fallback(FallbackReason.WITH_CLAUSE, "UPDATE");
-        } else if (update.getFromItem() != null || (update.getJoins() != null && !update.getJoins().isEmpty())
+        } else if (update.getFromItem() != null
+                || (update.getJoins() != null && !update.getJoins().isEmpty())
                 || (update.getStartJoins() != null && !update.getStartJoins().isEmpty())) {
             b.fallback(FallbackReason.UPDATE_FROM);
         } else if (update.getReturningClause() != null) {
@@ -486,7 +531,8 @@ public final class SqlAnalyzer {
             } else if (!SafeExpressions.hasParameter(value) && SafeExpressions.isSafe(value, true)) {
                 assignments.add(new Assignment(column, -1));
             } else if (oneParameterOperation(value) != null) {
-                assignments.add(new Assignment(column, oneParameterOperation(value).getIndex() - 1, true));
+                assignments.add(
+                        new Assignment(column, oneParameterOperation(value).getIndex() - 1, true));
             } else {
                 b.fallback(FallbackReason.SET_NOT_ROW_INDEPENDENT, value);
                 return;
@@ -498,11 +544,18 @@ public final class SqlAnalyzer {
             return;
         }
         if (!keys.isEmpty()
-                && keys.stream().allMatch(key -> assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
+                && keys.stream()
+                        .allMatch(key ->
+                                assignments.stream().anyMatch(a -> a.column().equals(key.column())))) {
             b.fallback(FallbackReason.SET_CHANGES_WHERE);
             return;
         }
-        finishKeyed(sql, tokens, keys, (int) assignments.stream().filter(Assignment::isParameter).count(), b);
+        finishKeyed(
+                sql,
+                tokens,
+                keys,
+                (int) assignments.stream().filter(Assignment::isParameter).count(),
+                b);
     }
 
     private static void describeDelete(String sql, List<Token> tokens, Delete delete, StatementDescription.Builder b) {
@@ -541,48 +594,68 @@ public final class SqlAnalyzer {
             if (insert.getWithItemsList() != null && !insert.getWithItemsList().isEmpty()) {
                 return FallbackReason.NOT_CHAINABLE.because("INSERT with a WITH clause");
             }
-            if (insert.getConflictAction() != null || insert.getReturningClause() != null || insert.isUseDuplicate()
-                    || insert.isUseSet() || insert.isModifierIgnore() || insert.getOutputClause() != null) {
-                return FallbackReason.NOT_CHAINABLE.because("INSERT with ON CONFLICT, RETURNING or syntax PostgreSQL does not have");
+            if (insert.getConflictAction() != null
+                    || insert.getReturningClause() != null
+                    || insert.isUseDuplicate()
+                    || insert.isUseSet()
+                    || insert.isModifierIgnore()
+                    || insert.getOutputClause() != null) {
+                return FallbackReason.NOT_CHAINABLE.because(
+                        "INSERT with ON CONFLICT, RETURNING or syntax PostgreSQL does not have");
             }
             if (!(insert.getSelect() instanceof Values values)) {
                 return FallbackReason.NOT_CHAINABLE.because("INSERT ... SELECT");
             }
-            return SafeExpressions.isSafe(values.getExpressions(), false) ? null : FallbackReason.NOT_CHAINABLE.because("VALUES not proven row-independent");
+            return SafeExpressions.isSafe(values.getExpressions(), false)
+                    ? null
+                    : FallbackReason.NOT_CHAINABLE.because("VALUES not proven row-independent");
         }
         if (statement instanceof Update update) {
-            if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty() || update.getFromItem() != null
-                    || update.getJoins() != null && !update.getJoins().isEmpty() || update.getReturningClause() != null
+            if (update.getWithItemsList() != null && !update.getWithItemsList().isEmpty()
+                    || update.getFromItem() != null
+                    || update.getJoins() != null && !update.getJoins().isEmpty()
+                    || update.getReturningClause() != null
                     || update.getStartJoins() != null && !update.getStartJoins().isEmpty()
-                    || update.getOrderByElements() != null || update.getLimit() != null) {
-                return FallbackReason.NOT_CHAINABLE.because("UPDATE with WITH, FROM, RETURNING or syntax PostgreSQL does not have");
+                    || update.getOrderByElements() != null
+                    || update.getLimit() != null) {
+                return FallbackReason.NOT_CHAINABLE.because(
+                        "UPDATE with WITH, FROM, RETURNING or syntax PostgreSQL does not have");
             }
             for (UpdateSet set : update.getUpdateSets()) {
                 for (Expression value : set.getValues()) {
                     if (!SafeExpressions.isSafe(value, true)) {
-                        return FallbackReason.NOT_CHAINABLE.because("SET expression reads other rows or calls a function not on the allow-list");
+                        return FallbackReason.NOT_CHAINABLE.because(
+                                "SET expression reads other rows or calls a function not on the allow-list");
                     }
                 }
             }
-            return SafeExpressions.isSafe(update.getWhere(), true) ? null : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
+            return SafeExpressions.isSafe(update.getWhere(), true)
+                    ? null
+                    : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
         }
         if (statement instanceof Delete delete) {
             if (delete.getWithItemsList() != null && !delete.getWithItemsList().isEmpty()
                     || delete.getUsingList() != null && !delete.getUsingList().isEmpty()
                     || delete.getJoins() != null && !delete.getJoins().isEmpty()
-                    || delete.getTables() != null && !delete.getTables().isEmpty() || delete.getReturningClause() != null
-                    || delete.getOrderByElements() != null || delete.getLimit() != null) {
-                return FallbackReason.NOT_CHAINABLE.because("DELETE with WITH, USING, RETURNING or syntax PostgreSQL does not have");
+                    || delete.getTables() != null && !delete.getTables().isEmpty()
+                    || delete.getReturningClause() != null
+                    || delete.getOrderByElements() != null
+                    || delete.getLimit() != null) {
+                return FallbackReason.NOT_CHAINABLE.because(
+                        "DELETE with WITH, USING, RETURNING or syntax PostgreSQL does not have");
             }
-            return SafeExpressions.isSafe(delete.getWhere(), true) ? null : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
+            return SafeExpressions.isSafe(delete.getWhere(), true)
+                    ? null
+                    : FallbackReason.NOT_CHAINABLE.because("WHERE reads other tables or calls a function");
         }
         return FallbackReason.NOT_CHAINABLE.because("not an INSERT, UPDATE or DELETE");
     }
 
     /** Checks parameter accounting and finds the WHERE keyword for UPDATE/DELETE. */
-    private static void finishKeyed(String sql, List<Token> tokens, List<KeyColumn> keys, int setParameters,
-            StatementDescription.Builder b) {
-        int parameters = (int) tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).count();
+    private static void finishKeyed(
+            String sql, List<Token> tokens, List<KeyColumn> keys, int setParameters, StatementDescription.Builder b) {
+        int parameters =
+                (int) tokens.stream().filter(t -> t.kind() == Kind.PARAMETER).count();
         if (keys.isEmpty()) {
             b.fallback(FallbackReason.WHERE_NO_KEY);
             return;
@@ -612,7 +685,8 @@ public final class SqlAnalyzer {
      * The {@code column = ?} conjuncts of {@code where}. Conjuncts without parameters are allowed when
      * row-independent; anything else (OR, IN, subqueries, parameters in other shapes) is a fallback.
      */
-    private static List<KeyColumn> whereKeys(Expression where, Table table, String alias, StatementDescription.Builder b) {
+    private static List<KeyColumn> whereKeys(
+            Expression where, Table table, String alias, StatementDescription.Builder b) {
         List<Expression> conjuncts = new ArrayList<>();
         flattenAnd(where, conjuncts);
         List<KeyColumn> keys = new ArrayList<>();
@@ -620,9 +694,11 @@ public final class SqlAnalyzer {
             if (conjunct instanceof EqualsTo equals) {
                 Expression left = equals.getLeftExpression();
                 Expression right = equals.getRightExpression();
-                Column column = left instanceof Column c && right instanceof JdbcParameter ? c
+                Column column = left instanceof Column c && right instanceof JdbcParameter
+                        ? c
                         : right instanceof Column c2 && left instanceof JdbcParameter ? c2 : null;
-                JdbcParameter parameter = left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
+                JdbcParameter parameter =
+                        left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
                 if (column != null && parameter != null) {
                     if (!refersToTarget(column, table, alias)) {
                         b.fallback(FallbackReason.WHERE_OTHER_TABLE, column);

@@ -13,7 +13,18 @@ import java.util.List;
 final class SqlLexer {
 
     /** What a token is. */
-    enum Kind { WORD, QUOTED_IDENTIFIER, STRING, PARAMETER, OPEN, CLOSE, COMMA, SEMICOLON, COMMENT, OTHER }
+    enum Kind {
+        WORD,
+        QUOTED_IDENTIFIER,
+        STRING,
+        PARAMETER,
+        OPEN,
+        CLOSE,
+        COMMA,
+        SEMICOLON,
+        COMMENT,
+        OTHER
+    }
 
     /** One token: its kind, its text span {@code [start, end)} and its parenthesis depth. */
     record Token(Kind kind, int start, int end, int depth) {
@@ -22,7 +33,9 @@ final class SqlLexer {
         }
 
         boolean isWord(String sql, String word) {
-            return kind == Kind.WORD && end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
+            return kind == Kind.WORD
+                    && end - start == word.length()
+                    && sql.regionMatches(true, start, word, 0, word.length());
         }
     }
 
@@ -35,8 +48,7 @@ final class SqlLexer {
         }
     }
 
-    private SqlLexer() {
-    }
+    private SqlLexer() {}
 
     /**
      * The tokens of {@code sql}, comments included, whitespace excluded.
@@ -111,7 +123,8 @@ final class SqlLexer {
             } else if (c == '{' || c == '}') {
                 throw new LexException("JDBC escape syntax");
             } else if (Character.isDigit(c)) {
-                while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '.' || sql.charAt(i) == '_')) {
+                while (i < n
+                        && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '.' || sql.charAt(i) == '_')) {
                     i++;
                 }
                 tokens.add(new Token(Kind.OTHER, start, i, depth));

@@ -14,7 +14,13 @@ public final class StatementDescription {
 
     /** The kind of statement, by its leading keyword and parse tree. */
     public enum Kind {
-        INSERT, UPDATE, DELETE, SELECT, DDL, SESSION, OTHER;
+        INSERT,
+        UPDATE,
+        DELETE,
+        SELECT,
+        DDL,
+        SESSION,
+        OTHER;
 
         /** True for INSERT, UPDATE and DELETE. */
         public boolean isWrite() {
@@ -38,26 +44,27 @@ public final class StatementDescription {
     }
 
     /** What an INSERT does on a unique conflict. */
-    public enum OnConflict { NONE, DO_NOTHING, DO_UPDATE }
+    public enum OnConflict {
+        NONE,
+        DO_NOTHING,
+        DO_UPDATE
+    }
 
     /** A WHERE conjunct {@code column = ?}: the column and the 0-based index of its parameter. */
-    public record KeyColumn(String column, int parameter) {
-    }
+    public record KeyColumn(String column, int parameter) {}
 
     /**
      * A reference {@code EXCLUDED.column} in an ON CONFLICT DO UPDATE clause: its text span {@code [start, end)}
      * and the column (folded as PostgreSQL folds it).
      */
-    public record ExcludedReference(int start, int end, String column) {
-    }
+    public record ExcludedReference(int start, int end, String column) {}
 
     /**
      * The ON CONFLICT DO UPDATE action as text: its SET list {@code [setStart, setEnd)}, its WHERE condition
      * {@code [whereStart, end)} ({@code whereStart} -1 when none), and its {@code EXCLUDED.column} references
      * ({@code null} when {@code EXCLUDED} is used otherwise, e.g. as a whole row).
      */
-    public record ConflictAction(int setStart, int setEnd, int whereStart, int end, List<ExcludedReference> excluded) {
-    }
+    public record ConflictAction(int setStart, int setEnd, int whereStart, int end, List<ExcludedReference> excluded) {}
 
     private final String sql;
     private final Kind kind;
@@ -108,12 +115,14 @@ public final class StatementDescription {
         this.conflictUpdatedColumns = List.copyOf(b.conflictUpdatedColumns);
         this.rowParameterCount = b.rowParameterCount < 0 ? b.parameterOffsets.length : b.rowParameterCount;
         this.valuesStart = b.valuesStart;
-        this.parameterColumns = b.parameterColumns == null ? null : java.util.Collections.unmodifiableList(
-                new java.util.ArrayList<>(b.parameterColumns));
+        this.parameterColumns = b.parameterColumns == null
+                ? null
+                : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.parameterColumns));
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
         this.conflictAction = b.conflictAction;
-        this.chainReason = b.chainSet ? b.chainReason
+        this.chainReason = b.chainSet
+                ? b.chainReason
                 : b.fallback != null ? b.fallback : dev.flushless.jdbc.FallbackReason.NOT_ANALYSED_FOR_CHAINING.get();
     }
 

@@ -2,16 +2,15 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.ConflictFacts;
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.rewrite.Rewriter;
+import dev.flushless.jdbc.session.ConflictFacts;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import dev.flushless.jdbc.rewrite.Rewriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,10 +41,12 @@ final class AntiJoinPlanner {
     private final ColumnInfo[] keyColumns;
     /** Set by the checks, in order: each parameter's cast, its column's type with modifier, DO UPDATE's row keys. */
     private String[] casts;
+
     private String[] columnTypes;
     private Object[][] rowKeys;
 
-    private AntiJoinPlanner(StatementDescription insert, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
+    private AntiJoinPlanner(
+            StatementDescription insert, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
         this.insert = insert;
         this.rows = rows;
         this.table = table;
@@ -60,15 +61,25 @@ final class AntiJoinPlanner {
      * Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted, with {@code settings.conflictFacts()}
      * ({@code null} when they could not be read); {@code returningSuffix} as there.
      */
-    static BatchPlan plan(StatementDescription insert, List<Bind[]> rows, TableInfo table, String returningSuffix,
+    static BatchPlan plan(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            TableInfo table,
+            String returningSuffix,
             BatchPlanner.Settings settings) {
         AntiJoinPlanner planner = new AntiJoinPlanner(insert, rows, table, settings);
-        String problem = PlanChecks.first(() -> planner.requestProblem(returningSuffix), planner::tableProblem,
-                planner::castsProblem, planner::arbiterProblem, planner::columnProblem, planner::keyProblem);
+        String problem = PlanChecks.first(
+                () -> planner.requestProblem(returningSuffix),
+                planner::tableProblem,
+                planner::castsProblem,
+                planner::arbiterProblem,
+                planner::columnProblem,
+                planner::keyProblem);
         if (problem != null) {
             return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, problem);
         }
-        return planner.doUpdate ? planner.doUpdatePlan(settings.maxRowsPerStatement())
+        return planner.doUpdate
+                ? planner.doUpdatePlan(settings.maxRowsPerStatement())
                 : planner.doNothingPlan(settings.maxRowsPerStatement());
     }
 
@@ -170,9 +181,12 @@ final class AntiJoinPlanner {
      */
     private static String coercionProblem(ConflictFacts.ColumnFacts column, int parameter, List<Bind[]> rows) {
         String type = column.typeWithModifier();
-        boolean lengthLimited = column.typmod() >= 0
-                && (type.startsWith("character varying(") || type.startsWith("character("));
-        if (column.typmod() >= 0 && (type.startsWith("bit(") || type.startsWith("bit varying(") || lengthLimited && type.endsWith("]"))
+        boolean lengthLimited =
+                column.typmod() >= 0 && (type.startsWith("character varying(") || type.startsWith("character("));
+        if (column.typmod() >= 0
+                        && (type.startsWith("bit(")
+                                || type.startsWith("bit varying(")
+                                || lengthLimited && type.endsWith("]"))
                 || column.lengthLimitedDomain()) {
             return "column " + column.name() + " (" + type + ") has a length an explicit cast would truncate to";
         }
@@ -206,8 +220,13 @@ final class AntiJoinPlanner {
         }
         String[] names = keys.stream().map(KeyColumn::column).toArray(String[]::new);
         rowKeys = new Object[doUpdate ? rows.size() : 0][];
-        Fallback notModelled = Keys.conflictRowKeys(rows, keys, keyColumns, names,
-                (value, k) -> Keys.exactKey(value, keyColumns[k], facts.column(names[k])), rowKeys);
+        Fallback notModelled = Keys.conflictRowKeys(
+                rows,
+                keys,
+                keyColumns,
+                names,
+                (value, k) -> Keys.exactKey(value, keyColumns[k], facts.column(names[k])),
+                rowKeys);
         return notModelled == null ? null : notModelled.text();
     }
 
@@ -229,24 +248,28 @@ final class AntiJoinPlanner {
     }
 
     private BatchPlan doUpdatePlan(int maxRows) {
-        if (!table.uniqueKeysTouching(insert.conflictUpdatedColumns()).isEmpty() || table.uniquenessNotModelled() != null) {
+        if (!table.uniqueKeysTouching(insert.conflictUpdatedColumns()).isEmpty()
+                || table.uniquenessNotModelled() != null) {
             // the anti-join updates existing rows and inserts new ones in separate parts of one statement, not in
             // VALUES order, so unique checks between them could differ from row-by-row execution
             return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM, "DO UPDATE sets a column of a unique key");
         }
         StatementDescription.ConflictAction action = insert.conflictAction();
         if (action == null || action.excluded() == null) {
-            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM,
+            return BatchPlan.fallback(
+                    FallbackReason.ANTI_JOIN_PROBLEM,
                     "DO UPDATE uses EXCLUDED other than as EXCLUDED.column, or was not located");
         }
         String set = replaceExcluded(action.setStart(), action.setEnd(), action.excluded());
-        String where = action.whereStart() < 0 ? null : replaceExcluded(action.whereStart(), action.end(), action.excluded());
+        String where =
+                action.whereStart() < 0 ? null : replaceExcluded(action.whereStart(), action.end(), action.excluded());
         if (set == null || action.whereStart() >= 0 && where == null) {
-            return BatchPlan.fallback(FallbackReason.ANTI_JOIN_PROBLEM,
-                    "DO UPDATE reads an EXCLUDED column that no parameter supplies");
+            return BatchPlan.fallback(
+                    FallbackReason.ANTI_JOIN_PROBLEM, "DO UPDATE reads an EXCLUDED column that no parameter supplies");
         }
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
-        String sql = Rewriter.antiJoinDoUpdate(insert, form(nativeArrays), set.trim(), where == null ? null : where.trim());
+        String sql =
+                Rewriter.antiJoinDoUpdate(insert, form(nativeArrays), set.trim(), where == null ? null : where.trim());
         // Waves: a key at most once per statement (sequential execution: the first row inserts or updates, later
         // rows update what the earlier ones left); then groups of equal parameter values in the DO UPDATE clause.
         int rowParameters = insert.rowParameterCount();
@@ -261,8 +284,8 @@ final class AntiJoinPlanner {
     }
 
     /** Adds the steps of {@code members} in chunks of {@code maxRows}; false when a value cannot travel in an array. */
-    private boolean addSteps(List<Step> steps, String sql, List<Integer> members, Bind[] tail, boolean[] nativeArrays,
-            int maxRows) {
+    private boolean addSteps(
+            List<Step> steps, String sql, List<Integer> members, Bind[] tail, boolean[] nativeArrays, int maxRows) {
         for (int[] chunk : RowGroups.chunks(members, maxRows)) {
             Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
             if (arrays == null) {

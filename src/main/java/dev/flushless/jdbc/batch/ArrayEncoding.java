@@ -15,8 +15,7 @@ final class ArrayEncoding {
     /** Returned for a bind whose text is not reproduced here. */
     static final Object UNSUPPORTED = new Object();
 
-    private ArrayEncoding() {
-    }
+    private ArrayEncoding() {}
 
     /** The element text for {@code bind} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}. */
     static Object text(Bind bind) {
@@ -33,7 +32,8 @@ final class ArrayEncoding {
                 return value.toString();
             case FLOAT:
             case DOUBLE:
-                return value.toString(); // Float/Double.toString is what pgjdbc sends in text mode; binary is the same value
+                return value.toString(); // Float/Double.toString is what pgjdbc sends in text mode; binary is the same
+            // value
             case BIG_DECIMAL:
                 return value == null ? null : value.toString();
             case STRING:
@@ -51,10 +51,14 @@ final class ArrayEncoding {
     /** The array element class for an integer cast type, or {@code null} for other types. */
     static Class<?> integerArrayType(String cast) {
         switch (cast) {
-            case "integer": return Integer.class;
-            case "bigint": return Long.class;
-            case "smallint": return Short.class;
-            default: return null;
+            case "integer":
+                return Integer.class;
+            case "bigint":
+                return Long.class;
+            case "smallint":
+                return Short.class;
+            default:
+                return null;
         }
     }
 
@@ -74,8 +78,11 @@ final class ArrayEncoding {
                 return ((Number) bind.value).longValue();
             case OBJECT:
                 Object v = bind.value;
-                return v == null ? null : v instanceof Integer || v instanceof Long || v instanceof Short
-                        || v instanceof Byte ? (Object) ((Number) v).longValue() : UNSUPPORTED;
+                return v == null
+                        ? null
+                        : v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
+                                ? (Object) ((Number) v).longValue()
+                                : UNSUPPORTED;
             default:
                 return UNSUPPORTED;
         }
@@ -87,9 +94,12 @@ final class ArrayEncoding {
             return null;
         }
         switch (cast) {
-            case "integer": return value.intValue();
-            case "smallint": return value.shortValue();
-            default: return value;
+            case "integer":
+                return value.intValue();
+            case "smallint":
+                return value.shortValue();
+            default:
+                return value;
         }
     }
 
@@ -97,9 +107,15 @@ final class ArrayEncoding {
         if (value == null) {
             return null;
         }
-        if (value instanceof String || value instanceof Integer || value instanceof Long || value instanceof Short
-                || value instanceof Byte || value instanceof BigDecimal || value instanceof UUID
-                || value instanceof Double || value instanceof Float) {
+        if (value instanceof String
+                || value instanceof Integer
+                || value instanceof Long
+                || value instanceof Short
+                || value instanceof Byte
+                || value instanceof BigDecimal
+                || value instanceof UUID
+                || value instanceof Double
+                || value instanceof Float) {
             return value.toString();
         }
         if (value instanceof Boolean b) {

@@ -35,8 +35,7 @@ public final class Attempt {
         T run() throws SQLException;
     }
 
-    private Attempt() {
-    }
+    private Attempt() {}
 
     /** Runs {@code coalesced}; when it was undone, drops the catalog facts, runs {@code recovery} and releases the guard. */
     public static <T> T run(Session session, Coalesced<T> coalesced, Recovery<T> recovery) throws SQLException {
@@ -70,8 +69,11 @@ public final class Attempt {
      */
     public static <T> Recovery<T> reRunAsSent(Session session, int rows, AsSent<T> asSent) {
         return undone -> {
-            session.stats().fallback(dev.flushless.jdbc.FallbackReason.COALESCED_FAILED.because(
-                    undone.sqlCause().getSQLState()), rows);
+            session.stats()
+                    .fallback(
+                            dev.flushless.jdbc.FallbackReason.COALESCED_FAILED.because(
+                                    undone.sqlCause().getSQLState()),
+                            rows);
             return asSent.run();
         };
     }

@@ -25,9 +25,8 @@ public final class BatchExecutor {
     public static final String GUARD_SAVEPOINT = "flushless_batch_guard";
 
     /** What a successful run produced: per-row counts, and the returned rows' result sets (if any) with their statements. */
-    public record Outcome(long[] counts, List<ResultSet> returned, List<Statement> owners, int statementsSent,
-            int roundTrips) {
-    }
+    public record Outcome(
+            long[] counts, List<ResultSet> returned, List<Statement> owners, int statementsSent, int roundTrips) {}
 
     /** A coalesced run failed and was undone (nothing of it remains); the batch must run as sent. */
     public static final class Undone extends Exception {
@@ -49,8 +48,7 @@ public final class BatchExecutor {
         }
     }
 
-    private BatchExecutor() {
-    }
+    private BatchExecutor() {}
 
     /**
      * Runs {@code plan} for {@code rows} on {@code connection} (pgjdbc). Normally one execution; a plan
@@ -62,8 +60,9 @@ public final class BatchExecutor {
      * @throws Undone when the coalesced statements failed and their effect was undone
      * @throws SQLException when the connection failed so that nothing can be said or undone
      */
-    public static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow,
-            int queryTimeoutSeconds) throws SQLException, Undone {
+    public static Outcome run(
+            Connection connection, BatchPlan plan, List<Bind[]> rows, int parametersPerRow, int queryTimeoutSeconds)
+            throws SQLException, Undone {
         return run(connection, plan, rows, rows.size(), parametersPerRow, queryTimeoutSeconds, false);
     }
 
@@ -91,8 +90,15 @@ public final class BatchExecutor {
         return run(connection, plan, null, members, 0, queryTimeoutSeconds, false);
     }
 
-    private static Outcome run(Connection connection, BatchPlan plan, List<Bind[]> rows, int entries,
-            int parametersPerRow, int queryTimeoutSeconds, boolean commitAfter) throws SQLException, Undone {
+    private static Outcome run(
+            Connection connection,
+            BatchPlan plan,
+            List<Bind[]> rows,
+            int entries,
+            int parametersPerRow,
+            int queryTimeoutSeconds,
+            boolean commitAfter)
+            throws SQLException, Undone {
         List<List<Step>> executions = pack(plan.statements(), parametersPerRow);
         boolean autocommit = connection.getAutoCommit();
         boolean envelope = autocommit && executions.size() > 1;
@@ -116,8 +122,17 @@ public final class BatchExecutor {
                 boolean last = e == executions.size() - 1;
                 String suffix = (guarded && last ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "")
                         + (commitAfter && last || inline ? ";\nCOMMIT" : "");
-                countMismatch |= !execute(connection, executions.get(e), rows, parametersPerRow, prefix, suffix,
-                        counts, returned, owners, queryTimeoutSeconds);
+                countMismatch |= !execute(
+                        connection,
+                        executions.get(e),
+                        rows,
+                        parametersPerRow,
+                        prefix,
+                        suffix,
+                        counts,
+                        returned,
+                        owners,
+                        queryTimeoutSeconds);
             }
             if (countMismatch) {
                 // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session),
@@ -144,11 +159,14 @@ public final class BatchExecutor {
             if (autocommit && !envelope && e instanceof DecodeFailure) {
                 // The server ran and committed the batch; only reading its results failed. Nothing can be undone,
                 // and a re-run as sent would apply the rows twice.
-                throw Errors.unexpected("Flushless: the coalesced batch was applied (committed, in autocommit), but its"
-                        + " results could not be matched to the batch rows (" + e.getMessage() + "); its update counts"
-                        + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
-                        + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
-                        + " if it recurs.", e.getCause());
+                throw Errors.unexpected(
+                        "Flushless: the coalesced batch was applied (committed, in autocommit), but its"
+                                + " results could not be matched to the batch rows (" + e.getMessage()
+                                + "); its update counts"
+                                + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
+                                + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
+                                + " if it recurs.",
+                        e.getCause());
             }
             undo(connection, guarded, envelope, inline, e);
             throw new Undone(e, guarded);
@@ -159,7 +177,11 @@ public final class BatchExecutor {
             }
             owners.clear();
         }
-        return new Outcome(counts, returned, owners, statementsSent(plan.statements().size(), autocommit),
+        return new Outcome(
+                counts,
+                returned,
+                owners,
+                statementsSent(plan.statements().size(), autocommit),
                 roundTrips(executions.size(), autocommit));
     }
 
@@ -223,8 +245,9 @@ public final class BatchExecutor {
         long parameters = 0;
         for (Step step : steps) {
             long stepParameters = step.parameterCount(parametersPerRow);
-            if (!current.isEmpty() && (parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS
-                    || current.size() >= MAX_STATEMENTS_PER_EXECUTION)) {
+            if (!current.isEmpty()
+                    && (parameters + stepParameters > BatchPlanner.MAX_BIND_PARAMETERS
+                            || current.size() >= MAX_STATEMENTS_PER_EXECUTION)) {
                 executions.add(current);
                 current = new ArrayList<>();
                 parameters = 0;
@@ -237,11 +260,21 @@ public final class BatchExecutor {
     }
 
     /** One multi-statement execution (one round trip); false when an INSERT's count differs from its rows. */
-    private static boolean execute(Connection connection, List<Step> steps, List<Bind[]> rows, int parametersPerRow,
-            String prefix, String suffix, long[] counts, List<ResultSet> returned, List<Statement> owners,
-            int queryTimeoutSeconds) throws SQLException {
-        boolean returnsRows = steps.stream().anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS
-                || s.decoding() == BatchPlan.Decoding.ALIGNED_RETURNED);
+    private static boolean execute(
+            Connection connection,
+            List<Step> steps,
+            List<Bind[]> rows,
+            int parametersPerRow,
+            String prefix,
+            String suffix,
+            long[] counts,
+            List<ResultSet> returned,
+            List<Statement> owners,
+            int queryTimeoutSeconds)
+            throws SQLException {
+        boolean returnsRows = steps.stream()
+                .anyMatch(s -> s.decoding() == BatchPlan.Decoding.RETURNED_ROWS
+                        || s.decoding() == BatchPlan.Decoding.ALIGNED_RETURNED);
         StringBuilder text = new StringBuilder(prefix);
         for (int i = 0; i < steps.size(); i++) {
             text.append(i > 0 ? ";\n" : "").append(steps.get(i).sql());
@@ -256,7 +289,8 @@ public final class BatchExecutor {
             isResultSet = statement.execute(text.toString());
         } else {
             PreparedStatement prepared = returnsRows
-                    ? connection.prepareStatement(text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
+                    ? connection.prepareStatement(
+                            text.toString(), ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY)
                     : connection.prepareStatement(text.toString());
             statement = prepared;
             owners.add(prepared);
@@ -286,7 +320,8 @@ public final class BatchExecutor {
             isResultSet = prepared.execute();
         }
         if (!prefix.isEmpty()) {
-            isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT (or the inline BEGIN)
+            isResultSet =
+                    statement.getMoreResults(Statement.KEEP_CURRENT_RESULT); // past SAVEPOINT (or the inline BEGIN)
         }
         boolean countsMatch = true;
         try {
@@ -314,8 +349,9 @@ public final class BatchExecutor {
     }
 
     /** Reads one step's result into {@code counts}; false when an INSERT's count differs from its row count. */
-    private static boolean decode(Step step, Statement statement, boolean isResultSet, long[] counts,
-            List<ResultSet> returned) throws SQLException {
+    private static boolean decode(
+            Step step, Statement statement, boolean isResultSet, long[] counts, List<ResultSet> returned)
+            throws SQLException {
         int[] rows = step.rows();
         switch (step.decoding()) {
             case ONE_PER_ROW: {
@@ -392,7 +428,8 @@ public final class BatchExecutor {
                     if (ordinals != null) {
                         countOrdinals(ordinals, rows, counts);
                     } else {
-                        long changed = rs.getLong(2); // rows 1..max each changed one row (count = max, ordinals distinct)
+                        long changed =
+                                rs.getLong(2); // rows 1..max each changed one row (count = max, ordinals distinct)
                         for (int i = 0; i < changed; i++) {
                             counts[rows[i]] = 1;
                         }
@@ -439,7 +476,9 @@ public final class BatchExecutor {
             Object[] returnedKey = new Object[columns.length];
             for (int k = 0; k < columns.length; k++) {
                 Object value = rs.getObject(columns[k]);
-                returnedKey[k] = value == null ? null : Keys.alignmentKey(value, alignment.columns()[k]);
+                returnedKey[k] = value == null
+                        ? null
+                        : Keys.alignmentKey(value, alignment.columns()[k]);
             }
             while (i < rows.length && !java.util.Arrays.equals(alignment.keys()[i], returnedKey)) {
                 counts[rows[i++]] = 0;
@@ -455,8 +494,9 @@ public final class BatchExecutor {
         return true;
     }
 
-    private static void undo(Connection connection, boolean guarded, boolean envelope, boolean inline,
-            SQLException cause) throws SQLException {
+    private static void undo(
+            Connection connection, boolean guarded, boolean envelope, boolean inline, SQLException cause)
+            throws SQLException {
         try {
             if (envelope) {
                 connection.rollback();
@@ -508,15 +548,20 @@ public final class BatchExecutor {
      */
     public static SQLException asBatchFailure(SQLException failure, int entries) {
         String state = failure.getSQLState();
-        if (failure instanceof java.sql.BatchUpdateException || !Errors.isConnectionException(state)
+        if (failure instanceof java.sql.BatchUpdateException
+                || !Errors.isConnectionException(state)
                 || PSQLState.CONNECTION_DOES_NOT_EXIST.getState().equals(state)) {
             return failure;
         }
         long[] counts = new long[entries];
         java.util.Arrays.fill(counts, Statement.EXECUTE_FAILED);
-        java.sql.BatchUpdateException batch = new java.sql.BatchUpdateException("Batch entry 0 <unknown> was aborted: "
-                + failure.getMessage() + "  Call getNextException to see other errors in the batch.",
-                failure.getSQLState(), failure.getErrorCode(), counts, failure);
+        java.sql.BatchUpdateException batch = new java.sql.BatchUpdateException(
+                "Batch entry 0 <unknown> was aborted: " + failure.getMessage()
+                        + "  Call getNextException to see other errors in the batch.",
+                failure.getSQLState(),
+                failure.getErrorCode(),
+                counts,
+                failure);
         batch.setNextException(failure);
         return batch;
     }

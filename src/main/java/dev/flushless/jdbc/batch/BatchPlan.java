@@ -93,7 +93,13 @@ public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fall
      * One statement of the plan: its SQL text, the batch rows (or Statement batch members) it covers, in
      * order, and how to decode its result.
      */
-    public record Step(String sql, int[] rows, Decoding decoding, int rowParameters, Bind[] tail, Alignment alignment,
+    public record Step(
+            String sql,
+            int[] rows,
+            Decoding decoding,
+            int rowParameters,
+            Bind[] tail,
+            Alignment alignment,
             Object[][] arrays) {
 
         /** A step binding every parameter of each row (or none, for a Statement batch). */
@@ -106,7 +112,8 @@ public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fall
          * row parameters of every row; then the tail.
          */
         public long parameterCount(int parametersPerRow) {
-            long perStatement = arrays != null ? arrays.length
+            long perStatement = arrays != null
+                    ? arrays.length
                     : (long) rows.length * (rowParameters >= 0 ? rowParameters : parametersPerRow);
             return perStatement + tail.length;
         }
@@ -116,8 +123,7 @@ public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fall
      * For {@link Decoding#ALIGNED}: the returned columns to read and, per row of the step, the key it must
      * match (canonical values, {@code null} for SQL NULL).
      */
-    public record Alignment(TableCatalog.ColumnInfo[] columns, Object[][] keys) {
-    }
+    public record Alignment(TableCatalog.ColumnInfo[] columns, Object[][] keys) {}
 
     /** A plan that runs the batch as sent, for {@code reason}. */
     public static BatchPlan fallback(Fallback reason) {

@@ -2,11 +2,10 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.ConflictFacts;
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.session.ConflictFacts;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.Arrays;
 import java.util.List;
@@ -36,8 +35,13 @@ public final class BatchPlanner {
         private final boolean antiJoin;
         private final ConflictFacts conflictFacts;
 
-        private Settings(int maxRowsPerStatement, boolean trustTriggers, boolean exactSequences, SessionFacts session,
-                boolean antiJoin, ConflictFacts conflictFacts) {
+        private Settings(
+                int maxRowsPerStatement,
+                boolean trustTriggers,
+                boolean exactSequences,
+                SessionFacts session,
+                boolean antiJoin,
+                ConflictFacts conflictFacts) {
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
@@ -48,8 +52,13 @@ public final class BatchPlanner {
 
         /** The settings of a connection configured by {@code config} whose pgjdbc session is {@code session}; native ON CONFLICT. */
         public static Settings of(FlushlessConfig config, SessionFacts session) {
-            return new Settings(config.maxRowsPerStatement(), config.trustTriggers(), config.exactSequences(), session,
-                    false, null);
+            return new Settings(
+                    config.maxRowsPerStatement(),
+                    config.trustTriggers(),
+                    config.exactSequences(),
+                    session,
+                    false,
+                    null);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
@@ -91,8 +100,7 @@ public final class BatchPlanner {
         }
     }
 
-    private BatchPlanner() {
-    }
+    private BatchPlanner() {}
 
     /**
      * Plans {@code rows} (each the recorded setters of one {@code addBatch()}, index = parameter - 1).
@@ -100,8 +108,12 @@ public final class BatchPlanner {
      * @param returningSuffix {@code null} when the application did not ask for generated keys, else the text
      *     pgjdbc would append for them (empty when the statement has its own RETURNING)
      */
-    public static BatchPlan plan(StatementDescription statement, List<Bind[]> rows, TableInfo table,
-            String returningSuffix, Settings settings) {
+    public static BatchPlan plan(
+            StatementDescription statement,
+            List<Bind[]> rows,
+            TableInfo table,
+            String returningSuffix,
+            Settings settings) {
         Fallback reason = commonFallback(statement, rows, table, settings);
         if (reason != null) {
             return BatchPlan.fallback(reason);
@@ -123,8 +135,8 @@ public final class BatchPlanner {
     }
 
     /** Why no form applies, whatever the statement's kind, or {@code null}. */
-    private static Fallback commonFallback(StatementDescription statement, List<Bind[]> rows, TableInfo table,
-            Settings settings) {
+    private static Fallback commonFallback(
+            StatementDescription statement, List<Bind[]> rows, TableInfo table, Settings settings) {
         if (!statement.isCoalescable()) {
             return statement.fallback();
         }
@@ -133,7 +145,8 @@ public final class BatchPlanner {
         }
         int parameters = statement.parameterCount();
         for (Bind[] row : rows) {
-            if (row.length < parameters || Arrays.asList(row).subList(0, parameters).contains(null)) {
+            if (row.length < parameters
+                    || Arrays.asList(row).subList(0, parameters).contains(null)) {
                 return FallbackReason.MISSING_PARAMETER.get();
             }
         }
@@ -143,13 +156,18 @@ public final class BatchPlanner {
         if (barrier != null) {
             return barrier;
         }
-        return statement.kind() == StatementDescription.Kind.INSERT ? ForeignKeyOrder.insertReason(statement, rows, table)
+        return statement.kind() == StatementDescription.Kind.INSERT
+                ? ForeignKeyOrder.insertReason(statement, rows, table)
                 : ForeignKeyOrder.keyedReason(statement, table);
     }
 
     /** The anti-join form where it was asked for and applies, else the native form (noting why not the anti-join). */
-    private static BatchPlan planUpsert(StatementDescription insert, List<Bind[]> rows, TableInfo table,
-            String returningSuffix, Settings settings) {
+    private static BatchPlan planUpsert(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            TableInfo table,
+            String returningSuffix,
+            Settings settings) {
         if (!settings.antiJoin()) {
             return UpsertPlanner.plan(insert, rows, table, returningSuffix, settings);
         }
@@ -158,13 +176,13 @@ public final class BatchPlanner {
             return antiJoin;
         }
         BatchPlan nativePlan = UpsertPlanner.plan(insert, rows, table, returningSuffix, settings);
-        return nativePlan.isFallback() ? nativePlan : nativePlan.withNote(
-                FallbackReason.ANTI_JOIN_NOT_APPLIED.because(antiJoin.fallbackReason()));
+        return nativePlan.isFallback()
+                ? nativePlan
+                : nativePlan.withNote(FallbackReason.ANTI_JOIN_NOT_APPLIED.because(antiJoin.fallbackReason()));
     }
 
     /** One INSERT of a chain: its text (no RETURNING), its parameters in text order, and how many rows it inserts. */
-    public record InsertMember(String sql, List<Bind> parameters, int rows) {
-    }
+    public record InsertMember(String sql, List<Bind> parameters, int rows) {}
 
     /**
      * A plain {@code INSERT ... VALUES (tuple)} executed with {@code rows} as chain members of at most
@@ -172,8 +190,8 @@ public final class BatchPlanner {
      * parameter's type is known (one SQL text for any row count), else the tuple repeated within the
      * bind-parameter limit. Pure: no I/O.
      */
-    public static List<InsertMember> insertMembers(StatementDescription insert, List<Bind[]> rows, TableInfo table,
-            SessionFacts session, int maxRows) {
+    public static List<InsertMember> insertMembers(
+            StatementDescription insert, List<Bind[]> rows, TableInfo table, SessionFacts session, int maxRows) {
         return InsertPlanner.members(insert, rows, table, session, maxRows);
     }
 }

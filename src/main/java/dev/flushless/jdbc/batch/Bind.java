@@ -1,7 +1,6 @@
 package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.session.SessionFacts;
-
 import java.math.BigDecimal;
 import java.sql.Date;
 import java.sql.PreparedStatement;
@@ -22,9 +21,29 @@ public final class Bind {
 
     /** Which setter was called. */
     enum Setter {
-        NULL, NULL_TYPENAME, BOOLEAN, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, BIG_DECIMAL, STRING, NSTRING, BYTES,
-        DATE, TIME, TIMESTAMP, OBJECT, OBJECT_TYPED, OBJECT_TYPED_SCALE, OBJECT_SQLTYPE, OBJECT_SQLTYPE_SCALE,
-        ARRAY, URL
+        NULL,
+        NULL_TYPENAME,
+        BOOLEAN,
+        BYTE,
+        SHORT,
+        INT,
+        LONG,
+        FLOAT,
+        DOUBLE,
+        BIG_DECIMAL,
+        STRING,
+        NSTRING,
+        BYTES,
+        DATE,
+        TIME,
+        TIMESTAMP,
+        OBJECT,
+        OBJECT_TYPED,
+        OBJECT_TYPED_SCALE,
+        OBJECT_SQLTYPE,
+        OBJECT_SQLTYPE_SCALE,
+        ARRAY,
+        URL
     }
 
     final Setter setter;
@@ -96,13 +115,19 @@ public final class Bind {
     }
 
     public static Bind ofTime(Time x, Calendar calendar) {
-        return new Bind(Setter.TIME, x == null || x instanceof org.postgresql.util.PGTime ? x : new Time(x.getTime()),
-                copy(calendar), 0);
+        return new Bind(
+                Setter.TIME,
+                x == null || x instanceof org.postgresql.util.PGTime ? x : new Time(x.getTime()),
+                copy(calendar),
+                0);
     }
 
     public static Bind ofTimestamp(Timestamp x, Calendar calendar) {
-        return new Bind(Setter.TIMESTAMP, x == null || x instanceof org.postgresql.util.PGTimestamp ? x : copy(x),
-                copy(calendar), 0);
+        return new Bind(
+                Setter.TIMESTAMP,
+                x == null || x instanceof org.postgresql.util.PGTimestamp ? x : copy(x),
+                copy(calendar),
+                0);
     }
 
     /**
@@ -196,7 +221,8 @@ public final class Bind {
 
     /** A value equal for two binds exactly when they call the same setter with equal arguments. */
     public Object identity() {
-        Object comparable = value instanceof byte[] bytes ? java.nio.ByteBuffer.wrap(bytes)
+        Object comparable = value instanceof byte[] bytes
+                ? java.nio.ByteBuffer.wrap(bytes)
                 : value != null && value.getClass().isArray() ? java.util.Arrays.asList(boxed(value)) : value;
         return java.util.Arrays.asList(setter, comparable, extra, number);
     }
@@ -249,7 +275,8 @@ public final class Bind {
             case BYTES:
                 return SentType.typed(SentType.BYTEA);
             case DATE:
-                return value == null ? SentType.typed(SentType.DATE)
+                return value == null
+                        ? SentType.typed(SentType.DATE)
                         : session.binaryDate() ? SentType.typed(SentType.DATE) : SentType.UNSPECIFIED;
             case TIME:
                 return value instanceof org.postgresql.util.PGTime ? SentType.UNKNOWN : SentType.UNSPECIFIED;
@@ -274,8 +301,13 @@ public final class Bind {
 
     /** The value as it can be kept for a replay: immutable values as they are, known mutable ones copied. */
     private static Object keepable(Object x) {
-        if (x == null || x instanceof String || x instanceof Number && isImmutableNumber(x) || x instanceof Boolean
-                || x instanceof Character || x instanceof UUID || x instanceof java.time.temporal.TemporalAccessor
+        if (x == null
+                || x instanceof String
+                || x instanceof Number && isImmutableNumber(x)
+                || x instanceof Boolean
+                || x instanceof Character
+                || x instanceof UUID
+                || x instanceof java.time.temporal.TemporalAccessor
                 || x instanceof java.sql.Array) {
             return x;
         }
@@ -298,8 +330,12 @@ public final class Bind {
                 return UNKEEPABLE;
             }
         }
-        if (x instanceof int[] || x instanceof long[] || x instanceof short[] || x instanceof double[]
-                || x instanceof float[] || x instanceof boolean[]) {
+        if (x instanceof int[]
+                || x instanceof long[]
+                || x instanceof short[]
+                || x instanceof double[]
+                || x instanceof float[]
+                || x instanceof boolean[]) {
             return cloneArray(x);
         }
         if (x instanceof Object[] array && array.getClass().getComponentType() != Object.class) {
@@ -315,8 +351,13 @@ public final class Bind {
     }
 
     private static boolean isImmutableNumber(Object x) {
-        return x instanceof Integer || x instanceof Long || x instanceof Short || x instanceof Byte
-                || x instanceof Double || x instanceof Float || x instanceof BigDecimal
+        return x instanceof Integer
+                || x instanceof Long
+                || x instanceof Short
+                || x instanceof Byte
+                || x instanceof Double
+                || x instanceof Float
+                || x instanceof BigDecimal
                 || x instanceof java.math.BigInteger;
     }
 

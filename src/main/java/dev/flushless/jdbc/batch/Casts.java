@@ -2,9 +2,8 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.LinkedHashSet;
@@ -18,8 +17,7 @@ import java.util.Set;
  */
 final class Casts {
 
-    private Casts() {
-    }
+    private Casts() {}
 
     /**
      * The array casts of an INSERT whose tuple is all parameters (the type each parameter gets from its
@@ -69,7 +67,8 @@ final class Casts {
                 return null;
             }
         }
-        return FallbackReason.MIXED_TYPES.because("parameter " + (p + 1) + ": rows bind it with different types " + sent);
+        return FallbackReason.MIXED_TYPES.because(
+                "parameter " + (p + 1) + ": rows bind it with different types " + sent);
     }
 
     /**
@@ -81,8 +80,8 @@ final class Casts {
         Set<SentType> sent = sentTypes(p, rows, session);
         SentType only = sent.size() == 1 ? sent.iterator().next() : null;
         if (only == null || only.isUnknown() || only.isUnspecified() || only.sqlName() == null) {
-            return FallbackReason.MIXED_TYPES.because("parameter " + (p + 1)
-                    + " inside an expression is bound untyped or with different types " + sent);
+            return FallbackReason.MIXED_TYPES.because(
+                    "parameter " + (p + 1) + " inside an expression is bound untyped or with different types " + sent);
         }
         casts[p] = only.sqlName();
         return null;
@@ -139,7 +138,8 @@ final class Casts {
         }
         Object[][] arrays = new Object[casts.length][];
         for (int p = 0; p < casts.length; p++) {
-            arrays[p] = nativeArrays[p] ? ArrayEncoding.newIntegerArray(casts[p], chunk.length) : new String[chunk.length];
+            arrays[p] =
+                    nativeArrays[p] ? ArrayEncoding.newIntegerArray(casts[p], chunk.length) : new String[chunk.length];
         }
         for (int i = 0; i < chunk.length; i++) {
             Bind[] row = rows.get(chunk[i]);

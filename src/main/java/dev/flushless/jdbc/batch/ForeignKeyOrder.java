@@ -25,8 +25,7 @@ import org.postgresql.core.Oid;
  */
 public final class ForeignKeyOrder {
 
-    private ForeignKeyOrder() {
-    }
+    private ForeignKeyOrder() {}
 
     /**
      * Why a batch of one INSERT (any form: multi-row, ON CONFLICT, anti-join) into a self-referencing table must run
@@ -38,7 +37,8 @@ public final class ForeignKeyOrder {
     public static Fallback insertReason(StatementDescription insert, List<Bind[]> rows, TableInfo table) {
         for (String updated : insert.conflictUpdatedColumns()) {
             if (table.referencedColumn(updated)) {
-                return FallbackReason.FOREIGN_KEY_ORDER.because("ON CONFLICT DO UPDATE sets a column a foreign key references");
+                return FallbackReason.FOREIGN_KEY_ORDER.because(
+                        "ON CONFLICT DO UPDATE sets a column a foreign key references");
             }
         }
         if (!table.selfReferencing() || rows.size() < 2) {
@@ -56,7 +56,8 @@ public final class ForeignKeyOrder {
             Map<List<Object>, Integer> lastRowWithKey = new HashMap<>();
             int lastUnknownKey = -1;
             for (int j = 0; j < rows.size(); j++) {
-                List<Object> key = keyParameters == null ? null : tuple(rows.get(j), keyParameters, fk.otherColumns(), table);
+                List<Object> key =
+                        keyParameters == null ? null : tuple(rows.get(j), keyParameters, fk.otherColumns(), table);
                 if (key == null) {
                     lastUnknownKey = j;
                 } else if (!key.contains(NULL)) {
@@ -67,7 +68,8 @@ public final class ForeignKeyOrder {
                 if (fkParameters != null && anyNull(rows.get(i), fkParameters)) {
                     continue; // MATCH SIMPLE: no check; MATCH FULL with some NULLs fails in any order
                 }
-                List<Object> reference = fkParameters == null ? null : tuple(rows.get(i), fkParameters, fk.columns(), table);
+                List<Object> reference =
+                        fkParameters == null ? null : tuple(rows.get(i), fkParameters, fk.columns(), table);
                 Integer later = reference == null ? null : lastRowWithKey.get(reference);
                 if (reference == null || lastUnknownKey > i || later != null && later > i) {
                     return FallbackReason.FOREIGN_KEY_ORDER.because(
@@ -86,7 +88,8 @@ public final class ForeignKeyOrder {
     public static Fallback keyedReason(StatementDescription statement, TableInfo table) {
         if (statement.kind() == StatementDescription.Kind.DELETE) {
             return table.selfReferencing()
-                    ? FallbackReason.FOREIGN_KEY_ORDER.because("DELETE batch on a self-referencing table") : null;
+                    ? FallbackReason.FOREIGN_KEY_ORDER.because("DELETE batch on a self-referencing table")
+                    : null;
         }
         for (StatementDescription.Assignment assignment : statement.assignments()) {
             if (table.referencedColumn(assignment.column())) {
@@ -112,8 +115,9 @@ public final class ForeignKeyOrder {
             StatementDescription.Kind kind = member.kind();
             List<String> set = setColumns(member);
             // an INSERT, or an UPDATE of a referenced column, may give a parent its key
-            if (kind == StatementDescription.Kind.INSERT || kind == StatementDescription.Kind.UPDATE
-                    && (set == null || set.stream().anyMatch(table::referencedColumn))) {
+            if (kind == StatementDescription.Kind.INSERT
+                    || kind == StatementDescription.Kind.UPDATE
+                            && (set == null || set.stream().anyMatch(table::referencedColumn))) {
                 for (long parent : parentsNeeded) {
                     if (table.writesReach(parent)) {
                         return true;
@@ -121,8 +125,9 @@ public final class ForeignKeyOrder {
                 }
             }
             // a DELETE, or an UPDATE of a foreign-key column, may take children away
-            if (kind == StatementDescription.Kind.DELETE || kind == StatementDescription.Kind.UPDATE
-                    && table.references().stream().anyMatch(fk -> sets(set, fk.columns()))) {
+            if (kind == StatementDescription.Kind.DELETE
+                    || kind == StatementDescription.Kind.UPDATE
+                            && table.references().stream().anyMatch(fk -> sets(set, fk.columns()))) {
                 for (long child : childrenMustBeGone) {
                     if (table.writesReach(child)) {
                         return true;
@@ -230,12 +235,17 @@ public final class ForeignKeyOrder {
         }
         switch (column.typeOid()) {
             case Oid.INT2, Oid.INT4, Oid.INT8, Oid.NUMERIC -> {
-                BigDecimal number = value instanceof Integer || value instanceof Long || value instanceof Short
-                        || value instanceof Byte ? BigDecimal.valueOf(((Number) value).longValue())
-                        : value instanceof BigInteger big ? new BigDecimal(big)
-                        : value instanceof BigDecimal decimal ? decimal : null;
+                BigDecimal number = value instanceof Integer
+                                || value instanceof Long
+                                || value instanceof Short
+                                || value instanceof Byte
+                        ? BigDecimal.valueOf(((Number) value).longValue())
+                        : value instanceof BigInteger big
+                                ? new BigDecimal(big)
+                                : value instanceof BigDecimal decimal ? decimal : null;
                 // a fraction is rounded to the column's scale (and to an integer in integer columns): not compared
-                return number == null || number.stripTrailingZeros().scale() > 0 ? null
+                return number == null || number.stripTrailingZeros().scale() > 0
+                        ? null
                         : List.of("n", number.stripTrailingZeros().toBigIntegerExact());
             }
             case Oid.TEXT, Oid.VARCHAR -> {

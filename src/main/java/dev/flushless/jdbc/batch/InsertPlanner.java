@@ -1,13 +1,12 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
 import dev.flushless.jdbc.batch.BatchPlanner.InsertMember;
-import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.rewrite.Rewriter;
+import dev.flushless.jdbc.session.SessionFacts;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,17 +19,22 @@ import java.util.List;
  */
 final class InsertPlanner {
 
-    private InsertPlanner() {
-    }
+    private InsertPlanner() {}
 
     /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted; {@code returningSuffix} as there. */
-    static BatchPlan plan(StatementDescription insert, List<Bind[]> rows, TableInfo table, String returningSuffix,
+    static BatchPlan plan(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            TableInfo table,
+            String returningSuffix,
             BatchPlanner.Settings settings) {
-        Decoding decoding = returningSuffix != null ? Decoding.RETURNED_ROWS
+        Decoding decoding = returningSuffix != null
+                ? Decoding.RETURNED_ROWS
                 : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
         String[] casts = Casts.insertCasts(insert, rows, table, settings.session());
         if (casts != null) {
-            BatchPlan unnest = unnestPlan(insert, rows, casts, returningSuffix, decoding, settings.maxRowsPerStatement());
+            BatchPlan unnest =
+                    unnestPlan(insert, rows, casts, returningSuffix, decoding, settings.maxRowsPerStatement());
             if (unnest != null) {
                 return unnest;
             }
@@ -51,8 +55,13 @@ final class InsertPlanner {
      * One SQL text for every chunk: the rows travel as arrays, the expected count as a parameter; {@code null} when
      * a value cannot travel in an array.
      */
-    private static BatchPlan unnestPlan(StatementDescription insert, List<Bind[]> rows, String[] casts,
-            String returningSuffix, Decoding decoding, int maxRows) {
+    private static BatchPlan unnestPlan(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            String[] casts,
+            String returningSuffix,
+            Decoding decoding,
+            int maxRows) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
         if (decoding != Decoding.RETURNED_ROWS) {
@@ -76,12 +85,14 @@ final class InsertPlanner {
     }
 
     /** See {@link BatchPlanner#insertMembers}. */
-    static List<InsertMember> members(StatementDescription insert, List<Bind[]> rows, TableInfo table,
-            SessionFacts session, int maxRows) {
+    static List<InsertMember> members(
+            StatementDescription insert, List<Bind[]> rows, TableInfo table, SessionFacts session, int maxRows) {
         int perRow = insert.parameterCount();
         if (rows.size() == 1) {
-            return new ArrayList<>(List.of(new InsertMember(insert.sql().substring(0, insert.textEnd()),
-                    Arrays.asList(rows.get(0)).subList(0, perRow), 1)));
+            return new ArrayList<>(List.of(new InsertMember(
+                    insert.sql().substring(0, insert.textEnd()),
+                    Arrays.asList(rows.get(0)).subList(0, perRow),
+                    1)));
         }
         String[] casts = session.standardConformingStrings() ? Casts.insertCasts(insert, rows, table, session) : null;
         List<InsertMember> members = casts == null ? List.of() : unnestMembers(insert, rows, casts, maxRows);
@@ -100,8 +111,8 @@ final class InsertPlanner {
     }
 
     /** The unnest form's members, one per chunk of {@code maxRows}; empty when a value cannot travel in an array. */
-    private static List<InsertMember> unnestMembers(StatementDescription insert, List<Bind[]> rows, String[] casts,
-            int maxRows) {
+    private static List<InsertMember> unnestMembers(
+            StatementDescription insert, List<Bind[]> rows, String[] casts, int maxRows) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, null);
         List<InsertMember> members = new ArrayList<>();

@@ -2,16 +2,15 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.Assignment;
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.rewrite.Rewriter;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import dev.flushless.jdbc.rewrite.Rewriter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +30,7 @@ final class KeyedPlanner {
     private final SessionFacts session;
     /** Per parameter: the column it is compared with or assigned to, and whether it is inside a SET expression. */
     private final ColumnInfo[] parameterColumns;
+
     private final boolean[] inExpression;
     private final ColumnInfo[] keyColumns;
     private final String[] casts;
@@ -47,14 +47,19 @@ final class KeyedPlanner {
     }
 
     /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted (no generated keys). */
-    static BatchPlan plan(StatementDescription dml, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
+    static BatchPlan plan(
+            StatementDescription dml, List<Bind[]> rows, TableInfo table, BatchPlanner.Settings settings) {
         if (!settings.session().known()) {
             return BatchPlan.fallback(FallbackReason.NOT_PGJDBC);
         }
         KeyedPlanner planner = new KeyedPlanner(dml, rows, table, settings.session());
         Object[] rowKeys = new Object[rows.size()];
-        Fallback problem = PlanChecks.first(() -> PlanChecks.reservedColumn(table), planner::setColumnsProblem,
-                planner::tooLongProblem, planner::keyColumnsProblem, planner::castsProblem,
+        Fallback problem = PlanChecks.first(
+                () -> PlanChecks.reservedColumn(table),
+                planner::setColumnsProblem,
+                planner::tooLongProblem,
+                planner::keyColumnsProblem,
+                planner::castsProblem,
                 () -> planner.rowKeysProblem(rowKeys));
         if (problem != null) {
             return BatchPlan.fallback(problem);
@@ -62,15 +67,16 @@ final class KeyedPlanner {
         List<List<Integer>> waves = waves(rowKeys);
         List<Rewriter.UniqueCheck> checks = new ArrayList<>();
         if (dml.kind() == StatementDescription.Kind.UPDATE) {
-            Fallback unmodelled = PlanChecks.uniquenessProblem(dml.assignments().stream().map(Assignment::column).toList(),
-                    table, waves.size() > 1, checks);
+            Fallback unmodelled = PlanChecks.uniquenessProblem(
+                    dml.assignments().stream().map(Assignment::column).toList(), table, waves.size() > 1, checks);
             if (unmodelled != null) {
                 return BatchPlan.fallback(unmodelled);
             }
         }
         String kind = dml.kind() == StatementDescription.Kind.UPDATE ? "update-join" : "delete-using";
         List<Step> unnest = planner.unnestSteps(waves, checks, settings.maxRowsPerStatement());
-        return unnest != null ? new BatchPlan(kind + "-unnest", unnest, null)
+        return unnest != null
+                ? new BatchPlan(kind + "-unnest", unnest, null)
                 : new BatchPlan(kind, planner.valuesSteps(waves, checks, settings.maxRowsPerStatement()), null);
     }
 
@@ -102,7 +108,8 @@ final class KeyedPlanner {
                 continue;
             }
             for (Bind[] row : rows) {
-                if (row[p].value() instanceof String text && text.codePointCount(0, text.length()) > column.maxLength()) {
+                if (row[p].value() instanceof String text
+                        && text.codePointCount(0, text.length()) > column.maxLength()) {
                     return FallbackReason.VALUE_TOO_LONG.because(
                             "a SET value is longer than " + column.typeName() + "(" + column.maxLength() + ")");
                 }
@@ -129,7 +136,8 @@ final class KeyedPlanner {
             if (parameterColumns[p] == null) {
                 return FallbackReason.PARAMETER_NOT_MATCHED.because(p + 1);
             }
-            Fallback problem = inExpression[p] ? Casts.decideTypedCast(p, rows, session, casts)
+            Fallback problem = inExpression[p]
+                    ? Casts.decideTypedCast(p, rows, session, casts)
                     : Casts.decideCast(p, parameterColumns[p], rows, session, casts);
             if (problem != null) {
                 return problem;
@@ -149,7 +157,8 @@ final class KeyedPlanner {
         int conflictKeys = 0;
         for (int k = 0; k < keyColumns.length; k++) {
             String name = dml.keys().get(k).column();
-            conflictKey[k] = dml.assignments().stream().noneMatch(a -> a.column().equals(name));
+            conflictKey[k] =
+                    dml.assignments().stream().noneMatch(a -> a.column().equals(name));
             conflictKeys += conflictKey[k] ? 1 : 0;
         }
         for (int r = 0; r < rowKeys.length; r++) {
@@ -215,11 +224,15 @@ final class KeyedPlanner {
     /** The unnest form's steps, chunks of {@code maxRows} per wave; {@code null} when a value cannot travel in an array. */
     private List<Step> unnestSteps(List<List<Integer>> waves, List<Rewriter.UniqueCheck> checks, int maxRows) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
-        boolean oneRowPerKey = table.atMostOneRow(dml.keys().stream().map(KeyColumn::column).toList());
-        String sql = !checks.isEmpty() ? Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks)
-                : oneRowPerKey ? Rewriter.keyedDmlUnnestCounted(dml, casts, nativeArrays)
-                : Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
-        Decoding decoding = checks.isEmpty() && oneRowPerKey ? Decoding.ORDINAL_PREFIX_OR_ARRAY : Decoding.ORDINAL_ARRAY;
+        boolean oneRowPerKey =
+                table.atMostOneRow(dml.keys().stream().map(KeyColumn::column).toList());
+        String sql = !checks.isEmpty()
+                ? Rewriter.keyedUpdateInOrderUnnest(dml, casts, nativeArrays, checks)
+                : oneRowPerKey
+                        ? Rewriter.keyedDmlUnnestCounted(dml, casts, nativeArrays)
+                        : Rewriter.keyedDmlUnnest(dml, casts, nativeArrays);
+        Decoding decoding =
+                checks.isEmpty() && oneRowPerKey ? Decoding.ORDINAL_PREFIX_OR_ARRAY : Decoding.ORDINAL_ARRAY;
         List<Step> steps = new ArrayList<>();
         for (List<Integer> wave : waves) {
             for (int[] chunk : RowGroups.chunks(wave, maxRows)) {
@@ -239,9 +252,13 @@ final class KeyedPlanner {
         List<Step> steps = new ArrayList<>();
         for (List<Integer> wave : waves) {
             for (int[] chunk : RowGroups.chunks(wave, chunkRows)) {
-                steps.add(checks.isEmpty() ? new Step(Rewriter.keyedDml(dml, chunk.length, casts), chunk, Decoding.ORDINALS)
-                        : new Step(Rewriter.keyedUpdateInOrder(dml, chunk.length, casts, checks), chunk,
-                                Decoding.ORDINAL_ARRAY));
+                steps.add(
+                        checks.isEmpty()
+                                ? new Step(Rewriter.keyedDml(dml, chunk.length, casts), chunk, Decoding.ORDINALS)
+                                : new Step(
+                                        Rewriter.keyedUpdateInOrder(dml, chunk.length, casts, checks),
+                                        chunk,
+                                        Decoding.ORDINAL_ARRAY));
             }
         }
         return steps;

@@ -2,9 +2,8 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.ConflictFacts;
-
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
+import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.math.BigDecimal;
@@ -24,8 +23,7 @@ final class Keys {
         Object key(Object value, int k);
     }
 
-    private Keys() {
-    }
+    private Keys() {}
 
     /**
      * The catalog columns of {@code keys} into {@code columns}; the name of the first one the table lacks, or
@@ -46,7 +44,12 @@ final class Keys {
      * SQL NULL), for every row of {@code rowKeys}; returns why a key value's equality is not modelled (where
      * {@code keyOf} gave {@code null}), or {@code null}.
      */
-    static Fallback conflictRowKeys(List<Bind[]> rows, List<KeyColumn> keys, ColumnInfo[] columns, String[] names, KeyOf keyOf,
+    static Fallback conflictRowKeys(
+            List<Bind[]> rows,
+            List<KeyColumn> keys,
+            ColumnInfo[] columns,
+            String[] names,
+            KeyOf keyOf,
             Object[][] rowKeys) {
         for (int r = 0; r < rowKeys.length; r++) {
             rowKeys[r] = new Object[keys.size()];
@@ -107,7 +110,8 @@ final class Keys {
         }
         boolean text = column.typeOid() == SentType.TEXT || column.typeOid() == SentType.VARCHAR;
         // A text key may be compared to a parameter declared bpchar, which ignores trailing spaces: coarser here.
-        return text && column.deterministic() && value instanceof String s ? stripTrailingSpaces(s)
+        return text && column.deterministic() && value instanceof String s
+                ? stripTrailingSpaces(s)
                 : alignmentKey(value, column);
     }
 
@@ -120,8 +124,9 @@ final class Keys {
         Object key = alignmentKey(value, column);
         if (key instanceof BigDecimal decimal) {
             boolean integerColumn = column.typeOid() != SentType.NUMERIC;
-            int scale = integerColumn ? 0 : facts == null || facts.typmod() < 4 ? Integer.MAX_VALUE
-                    : (short) ((facts.typmod() - 4) & 0xffff);
+            int scale = integerColumn
+                    ? 0
+                    : facts == null || facts.typmod() < 4 ? Integer.MAX_VALUE : (short) ((facts.typmod() - 4) & 0xffff);
             if (decimal.scale() > scale || scale < 0) {
                 return null;
             }

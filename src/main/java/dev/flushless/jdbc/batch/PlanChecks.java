@@ -2,18 +2,16 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.TableCatalog;
-
-import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.rewrite.Rewriter;
+import dev.flushless.jdbc.session.TableCatalog;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.List;
 import java.util.function.Supplier;
 
 /** Reasons to run a batch as sent that more than one planner checks. Pure. */
 final class PlanChecks {
 
-    private PlanChecks() {
-    }
+    private PlanChecks() {}
 
     /** The first reason one of {@code checks} gives, in order (later checks are not run), or {@code null}. */
     @SafeVarargs
@@ -47,8 +45,8 @@ final class PlanChecks {
      * order ({@code outOfOrder}: a repeated key in a later wave) cannot be checked in order; nor can an index on
      * expressions or an exclusion constraint, whose columns are not modelled.
      */
-    static Fallback uniquenessProblem(List<String> setColumns, TableInfo table, boolean outOfOrder,
-            List<Rewriter.UniqueCheck> checks) {
+    static Fallback uniquenessProblem(
+            List<String> setColumns, TableInfo table, boolean outOfOrder, List<Rewriter.UniqueCheck> checks) {
         List<TableCatalog.UniqueKey> touched = table.uniqueKeysTouching(setColumns);
         if (table.uniquenessNotModelled() != null) {
             return FallbackReason.UNIQUENESS_NOT_MODELLED.because(table.uniquenessNotModelled());
@@ -57,7 +55,8 @@ final class PlanChecks {
             return null;
         }
         if (outOfOrder) {
-            return FallbackReason.UNIQUE_KEY_OUT_OF_ORDER.because(String.join(", ", touched.get(0).columns()));
+            return FallbackReason.UNIQUE_KEY_OUT_OF_ORDER.because(
+                    String.join(", ", touched.get(0).columns()));
         }
         for (TableCatalog.UniqueKey key : touched) {
             checks.add(new Rewriter.UniqueCheck(key.columns(), key.nullsNotDistinct()));

@@ -15,8 +15,7 @@ import java.util.Map;
  */
 final class RowGroups {
 
-    private RowGroups() {
-    }
+    private RowGroups() {}
 
     /**
      * Most rows one statement may carry: at most {@code maxRows}, and at most what fits in
@@ -24,8 +23,10 @@ final class RowGroups {
      * at least one.
      */
     static int rowsPerStatement(int maxRows, int parametersPerRow, int fixedParameters) {
-        return Math.max(1, Math.min(maxRows, (BatchPlanner.MAX_BIND_PARAMETERS - fixedParameters)
-                / Math.max(1, parametersPerRow)));
+        return Math.max(
+                1,
+                Math.min(
+                        maxRows, (BatchPlanner.MAX_BIND_PARAMETERS - fixedParameters) / Math.max(1, parametersPerRow)));
     }
 
     /** The rows {@code 0 .. rows - 1} in consecutive chunks of at most {@code chunkRows}. */
@@ -47,7 +48,9 @@ final class RowGroups {
         List<int[]> chunks = new ArrayList<>();
         for (int start = 0; start < members.size(); start += chunkRows) {
             int size = Math.min(chunkRows, members.size() - start);
-            chunks.add(members.subList(start, start + size).stream().mapToInt(Integer::intValue).toArray());
+            chunks.add(members.subList(start, start + size).stream()
+                    .mapToInt(Integer::intValue)
+                    .toArray());
         }
         return chunks;
     }
@@ -60,8 +63,8 @@ final class RowGroups {
      * earlier one left. A key with a NULL never conflicts. Rows bound with different DO UPDATE parameters need
      * different statement texts' values.
      */
-    static List<List<Integer>> upsertGroups(StatementDescription insert, List<Bind[]> rows, Object[][] rowKeys,
-            int rowParameters) {
+    static List<List<Integer>> upsertGroups(
+            StatementDescription insert, List<Bind[]> rows, Object[][] rowKeys, int rowParameters) {
         Map<List<Object>, Integer> seen = new HashMap<>();
         Map<List<Object>, List<Integer>> groups = new LinkedHashMap<>();
         for (int r = 0; r < rows.size(); r++) {
@@ -80,7 +83,8 @@ final class RowGroups {
             groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
         }
         List<Map.Entry<List<Object>, List<Integer>>> ordered = new ArrayList<>(groups.entrySet());
-        ordered.sort((a, b) -> Integer.compare((Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
+        ordered.sort((a, b) -> Integer.compare(
+                (Integer) a.getKey().get(0), (Integer) b.getKey().get(0)));
         return ordered.stream().map(Map.Entry::getValue).toList();
     }
 

@@ -1,7 +1,6 @@
 package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.session.SessionFacts;
-
 import java.math.BigDecimal;
 import java.sql.Types;
 import java.util.UUID;
@@ -65,43 +64,70 @@ public final class SentType {
     /** The SQL name to cast to for this type, or {@code null} when it has none here. */
     public String sqlName() {
         switch (oid) {
-            case BOOL: return "boolean";
-            case BYTEA: return "bytea";
-            case INT8: return "bigint";
-            case INT2: return "smallint";
-            case INT4: return "integer";
-            case TEXT: return "text";
-            case FLOAT4: return "real";
-            case FLOAT8: return "double precision";
-            case BPCHAR: return "bpchar";
-            case VARCHAR: return "varchar";
-            case DATE: return "date";
-            case TIME: return "time";
-            case TIMESTAMP: return "timestamp";
-            case TIMESTAMPTZ: return "timestamptz";
-            case TIMETZ: return "timetz";
-            case NUMERIC: return "numeric";
-            case UUID_OID: return "uuid";
-            default: return null;
+            case BOOL:
+                return "boolean";
+            case BYTEA:
+                return "bytea";
+            case INT8:
+                return "bigint";
+            case INT2:
+                return "smallint";
+            case INT4:
+                return "integer";
+            case TEXT:
+                return "text";
+            case FLOAT4:
+                return "real";
+            case FLOAT8:
+                return "double precision";
+            case BPCHAR:
+                return "bpchar";
+            case VARCHAR:
+                return "varchar";
+            case DATE:
+                return "date";
+            case TIME:
+                return "time";
+            case TIMESTAMP:
+                return "timestamp";
+            case TIMESTAMPTZ:
+                return "timestamptz";
+            case TIMETZ:
+                return "timetz";
+            case NUMERIC:
+                return "numeric";
+            case UUID_OID:
+                return "uuid";
+            default:
+                return null;
         }
     }
 
     /** What pgjdbc's {@code setNull(i, sqlType)} declares. */
     static SentType forNullOf(int sqlType, SessionFacts session) {
         switch (sqlType) {
-            case Types.INTEGER: return typed(INT4);
+            case Types.INTEGER:
+                return typed(INT4);
             case Types.TINYINT:
-            case Types.SMALLINT: return typed(INT2);
-            case Types.BIGINT: return typed(INT8);
-            case Types.REAL: return typed(FLOAT4);
+            case Types.SMALLINT:
+                return typed(INT2);
+            case Types.BIGINT:
+                return typed(INT8);
+            case Types.REAL:
+                return typed(FLOAT4);
             case Types.DOUBLE:
-            case Types.FLOAT: return typed(FLOAT8);
+            case Types.FLOAT:
+                return typed(FLOAT8);
             case Types.DECIMAL:
-            case Types.NUMERIC: return typed(NUMERIC);
-            case Types.CHAR: return typed(BPCHAR);
+            case Types.NUMERIC:
+                return typed(NUMERIC);
+            case Types.CHAR:
+                return typed(BPCHAR);
             case Types.VARCHAR:
-            case Types.LONGVARCHAR: return session.stringVarchar() ? typed(VARCHAR) : UNSPECIFIED;
-            case Types.DATE: return typed(DATE);
+            case Types.LONGVARCHAR:
+                return session.stringVarchar() ? typed(VARCHAR) : UNSPECIFIED;
+            case Types.DATE:
+                return typed(DATE);
             case Types.TIME:
             case Types.TIME_WITH_TIMEZONE:
             case Types.TIMESTAMP_WITH_TIMEZONE:
@@ -110,13 +136,17 @@ public final class SentType {
             case Types.DISTINCT:
             case Types.STRUCT:
             case Types.NULL:
-            case Types.OTHER: return UNSPECIFIED;
+            case Types.OTHER:
+                return UNSPECIFIED;
             case Types.BOOLEAN:
-            case Types.BIT: return typed(BOOL);
+            case Types.BIT:
+                return typed(BOOL);
             case Types.BINARY:
             case Types.VARBINARY:
-            case Types.LONGVARBINARY: return typed(BYTEA);
-            default: return UNKNOWN;
+            case Types.LONGVARBINARY:
+                return typed(BYTEA);
+            default:
+                return UNKNOWN;
         }
     }
 
@@ -129,35 +159,52 @@ public final class SentType {
             return typed(UUID_OID);
         }
         switch (targetSqlType) {
-            case Types.INTEGER: return typed(INT4);
+            case Types.INTEGER:
+                return typed(INT4);
             case Types.TINYINT:
-            case Types.SMALLINT: return typed(INT2);
-            case Types.BIGINT: return typed(INT8);
-            case Types.REAL: return session.binaryFloat4() ? typed(FLOAT4) : typed(FLOAT8);
+            case Types.SMALLINT:
+                return typed(INT2);
+            case Types.BIGINT:
+                return typed(INT8);
+            case Types.REAL:
+                return session.binaryFloat4() ? typed(FLOAT4) : typed(FLOAT8);
             case Types.DOUBLE:
-            case Types.FLOAT: return typed(FLOAT8);
+            case Types.FLOAT:
+                return typed(FLOAT8);
             case Types.DECIMAL:
-            case Types.NUMERIC: return typed(NUMERIC);
-            case Types.CHAR: return typed(BPCHAR);
-            case Types.VARCHAR: return session.stringVarchar() ? typed(VARCHAR) : UNSPECIFIED;
+            case Types.NUMERIC:
+                return typed(NUMERIC);
+            case Types.CHAR:
+                return typed(BPCHAR);
+            case Types.VARCHAR:
+                return session.stringVarchar() ? typed(VARCHAR) : UNSPECIFIED;
             case Types.BOOLEAN:
-            case Types.BIT: return typed(BOOL);
-            case Types.DISTINCT: return UNSPECIFIED;
+            case Types.BIT:
+                return typed(BOOL);
+            case Types.DISTINCT:
+                return UNSPECIFIED;
             case Types.DATE:
-                return x instanceof java.time.LocalDate ? typed(DATE)
+                return x instanceof java.time.LocalDate
+                        ? typed(DATE)
                         : x instanceof java.sql.Date ? (session.binaryDate() ? typed(DATE) : UNSPECIFIED) : UNKNOWN;
             case Types.TIME:
-                return x instanceof java.time.LocalTime ? typed(TIME)
-                        : x instanceof java.sql.Time && !(x instanceof org.postgresql.util.PGTime) ? UNSPECIFIED : UNKNOWN;
+                return x instanceof java.time.LocalTime
+                        ? typed(TIME)
+                        : x instanceof java.sql.Time && !(x instanceof org.postgresql.util.PGTime)
+                                ? UNSPECIFIED
+                                : UNKNOWN;
             case Types.TIMESTAMP:
-                return x instanceof java.time.LocalDateTime ? typed(TIMESTAMP)
-                        : x instanceof java.sql.Timestamp && !(x instanceof org.postgresql.util.PGTimestamp) ? UNSPECIFIED
-                        : UNKNOWN;
+                return x instanceof java.time.LocalDateTime
+                        ? typed(TIMESTAMP)
+                        : x instanceof java.sql.Timestamp && !(x instanceof org.postgresql.util.PGTimestamp)
+                                ? UNSPECIFIED
+                                : UNKNOWN;
             case Types.TIMESTAMP_WITH_TIMEZONE:
                 return x instanceof java.time.OffsetDateTime ? typed(TIMESTAMPTZ) : UNKNOWN;
             case Types.OTHER:
                 return x instanceof org.postgresql.util.PGobject || x instanceof java.util.Map ? UNKNOWN : UNSPECIFIED;
-            default: return UNKNOWN;
+            default:
+                return UNKNOWN;
         }
     }
 

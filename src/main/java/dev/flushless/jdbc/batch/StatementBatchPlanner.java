@@ -1,9 +1,6 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.Fallback;
 import dev.flushless.jdbc.FallbackReason;
-import dev.flushless.jdbc.session.TableCatalog;
-
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
@@ -36,8 +33,7 @@ public final class StatementBatchPlanner {
         TableInfo lookup(String table) throws SQLException;
     }
 
-    private StatementBatchPlanner() {
-    }
+    private StatementBatchPlanner() {}
 
     /**
      * Plans {@code members} (the batch's texts, described) with the tables {@code lookup} finds; of {@code settings}
@@ -49,17 +45,23 @@ public final class StatementBatchPlanner {
         boolean exactSequences = settings.exactSequences();
         for (StatementDescription member : members) {
             if (!member.isSingleStatement()) {
-                return BatchPlan.fallback(FallbackReason.STATEMENT_BATCH_MEMBER,
+                return BatchPlan.fallback(
+                        FallbackReason.STATEMENT_BATCH_MEMBER,
                         "statement batch holds a text that is not exactly one statement");
             }
             StatementDescription.Kind kind = member.kind();
             if (!kind.isWrite()) {
-                return BatchPlan.fallback(FallbackReason.STATEMENT_BATCH_MEMBER,
+                return BatchPlan.fallback(
+                        FallbackReason.STATEMENT_BATCH_MEMBER,
                         "statement batch holds a statement other than INSERT, UPDATE or DELETE");
             }
             // a plan that fails is undone and re-run as sent: a member that drew sequence values would draw twice
-            if (exactSequences && (member.callsSequenceFunctions() || kind == StatementDescription.Kind.INSERT
-                    && (member.chainReason() != null || lookup.lookup(member.targetTable()).drawsFromSequences()))) {
+            if (exactSequences
+                    && (member.callsSequenceFunctions()
+                            || kind == StatementDescription.Kind.INSERT
+                                    && (member.chainReason() != null
+                                            || lookup.lookup(member.targetTable())
+                                                    .drawsFromSequences()))) {
                 return BatchPlan.fallback(FallbackReason.EXACT_SEQUENCES);
             }
         }
@@ -71,9 +73,10 @@ public final class StatementBatchPlanner {
         for (int m = 0; m < members.size(); m++) {
             StatementDescription member = members.get(m);
             TableInfo table = member.chainReason() == null ? lookup.lookup(member.targetTable()) : null;
-            boolean chainable = table != null && (member.kind() == StatementDescription.Kind.INSERT
-                    ? table.insertBarrier(trustTriggers, exactSequences) == null
-                    : table.barrier(trustTriggers) == null && !table.cascades());
+            boolean chainable = table != null
+                    && (member.kind() == StatementDescription.Kind.INSERT
+                            ? table.insertBarrier(trustTriggers, exactSequences) == null
+                            : table.barrier(trustTriggers) == null && !table.cascades());
             if (!chainable) {
                 chained |= close(members, group, steps);
                 writtenExclusively.clear();
@@ -112,12 +115,19 @@ public final class StatementBatchPlanner {
         }
         StringBuilder sql = new StringBuilder("WITH ");
         for (int i = 0; i < indexes.length; i++) {
-            sql.append(i > 0 ? ",\n" : "").append("flushless_s").append(i + 1).append(" AS (")
-                    .append(text(members.get(indexes[i]))).append("\nRETURNING 1)");
+            sql.append(i > 0 ? ",\n" : "")
+                    .append("flushless_s")
+                    .append(i + 1)
+                    .append(" AS (")
+                    .append(text(members.get(indexes[i])))
+                    .append("\nRETURNING 1)");
         }
         sql.append("\nSELECT ");
         for (int i = 0; i < indexes.length; i++) {
-            sql.append(i > 0 ? ", " : "").append("(SELECT count(*) FROM flushless_s").append(i + 1).append(')');
+            sql.append(i > 0 ? ", " : "")
+                    .append("(SELECT count(*) FROM flushless_s")
+                    .append(i + 1)
+                    .append(')');
         }
         steps.add(new Step(sql.toString(), indexes, Decoding.CHAIN_COUNTS));
         return true;

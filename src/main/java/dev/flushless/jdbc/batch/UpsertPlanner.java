@@ -6,9 +6,9 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.analysis.StatementDescription.KeyColumn;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.rewrite.Rewriter;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import dev.flushless.jdbc.rewrite.Rewriter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,14 +23,16 @@ import java.util.List;
 final class UpsertPlanner {
 
     /** What each statement returns: the text appended to it ({@code null}: its own RETURNING), and how it is read. */
-    private record Returning(String suffix, Decoding decoding) {
-    }
+    private record Returning(String suffix, Decoding decoding) {}
 
-    private UpsertPlanner() {
-    }
+    private UpsertPlanner() {}
 
     /** Plans a batch the dispatcher ({@link BatchPlanner#plan}) accepted; {@code returningSuffix} as there. */
-    static BatchPlan plan(StatementDescription insert, List<Bind[]> rows, TableInfo table, String returningSuffix,
+    static BatchPlan plan(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            TableInfo table,
+            String returningSuffix,
             BatchPlanner.Settings settings) {
         boolean doUpdate = insert.onConflict() == StatementDescription.OnConflict.DO_UPDATE;
         List<KeyColumn> keys = insert.conflictKeys();
@@ -41,8 +43,8 @@ final class UpsertPlanner {
         }
         Object[][] rowKeys = new Object[rows.size()][];
         String[] names = Arrays.stream(keyColumns).map(ColumnInfo::name).toArray(String[]::new);
-        Fallback notModelled = Keys.conflictRowKeys(rows, keys, keyColumns, names, (value, k) -> Keys.alignmentKey(value,
-                keyColumns[k]), rowKeys);
+        Fallback notModelled = Keys.conflictRowKeys(
+                rows, keys, keyColumns, names, (value, k) -> Keys.alignmentKey(value, keyColumns[k]), rowKeys);
         if (notModelled != null) {
             return BatchPlan.fallback(notModelled);
         }
@@ -50,14 +52,15 @@ final class UpsertPlanner {
         if (returning == null) {
             return BatchPlan.fallback(FallbackReason.UPSERT_KEYS_NOT_TARGET);
         }
-        List<Step> steps = steps(insert, rows, table, settings, returning, new BatchPlan.Alignment(keyColumns, rowKeys));
+        List<Step> steps =
+                steps(insert, rows, table, settings, returning, new BatchPlan.Alignment(keyColumns, rowKeys));
         Fallback outOfOrder = RowGroups.inBatchOrder(steps) ? null : outOfOrderProblem(insert, table, returning);
         if (outOfOrder != null) {
             return BatchPlan.fallback(outOfOrder);
         }
         boolean unnested = steps.stream().allMatch(step -> step.arrays() != null);
-        return new BatchPlan((doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps,
-                null);
+        return new BatchPlan(
+                (doUpdate ? "upsert-do-update" : "upsert-do-nothing") + (unnested ? "-unnest" : ""), steps, null);
     }
 
     /**
@@ -88,16 +91,22 @@ final class UpsertPlanner {
      * values, in chunks within the limits; each in the unnest form where its values can travel in arrays.
      * {@code all} holds every row's key, each step gets its rows' keys.
      */
-    private static List<Step> steps(StatementDescription insert, List<Bind[]> rows, TableInfo table,
-            BatchPlanner.Settings settings, Returning returning, BatchPlan.Alignment all) {
+    private static List<Step> steps(
+            StatementDescription insert,
+            List<Bind[]> rows,
+            TableInfo table,
+            BatchPlanner.Settings settings,
+            Returning returning,
+            BatchPlan.Alignment all) {
         boolean doUpdate = insert.onConflict() == StatementDescription.OnConflict.DO_UPDATE;
         int rowParameters = insert.rowParameterCount();
-        int chunkRows = RowGroups.rowsPerStatement(settings.maxRowsPerStatement(), rowParameters,
-                insert.parameterCount() - rowParameters);
+        int chunkRows = RowGroups.rowsPerStatement(
+                settings.maxRowsPerStatement(), rowParameters, insert.parameterCount() - rowParameters);
         String[] casts = Casts.insertCasts(insert, rows, table, settings.session());
         boolean[] nativeArrays = casts == null ? null : Casts.nativeArrays(rows, casts);
         List<Step> steps = new ArrayList<>();
-        for (List<Integer> members : RowGroups.upsertGroups(insert, rows, doUpdate ? all.keys() : null, rowParameters)) {
+        for (List<Integer> members :
+                RowGroups.upsertGroups(insert, rows, doUpdate ? all.keys() : null, rowParameters)) {
             Bind[] tail = Arrays.copyOfRange(rows.get(members.get(0)), rowParameters, insert.parameterCount());
             for (int[] chunk : RowGroups.chunks(members, chunkRows)) {
                 Object[][] chunkKeys = new Object[chunk.length][];
@@ -105,10 +114,17 @@ final class UpsertPlanner {
                     chunkKeys[i] = all.keys()[chunk[i]];
                 }
                 Object[][] arrays = casts == null ? null : Casts.encodeArrays(rows, chunk, casts, nativeArrays);
-                String sql = arrays != null ? Rewriter.insertUnnest(insert, casts, nativeArrays, returning.suffix())
+                String sql = arrays != null
+                        ? Rewriter.insertUnnest(insert, casts, nativeArrays, returning.suffix())
                         : Rewriter.insertValues(insert, chunk.length, returning.suffix());
-                steps.add(new Step(sql, chunk, returning.decoding(), arrays != null ? 0 : rowParameters, tail,
-                        new BatchPlan.Alignment(all.columns(), chunkKeys), arrays));
+                steps.add(new Step(
+                        sql,
+                        chunk,
+                        returning.decoding(),
+                        arrays != null ? 0 : rowParameters,
+                        tail,
+                        new BatchPlan.Alignment(all.columns(), chunkKeys),
+                        arrays));
             }
         }
         return steps;
@@ -125,7 +141,8 @@ final class UpsertPlanner {
             return FallbackReason.UPSERT_OUT_OF_ORDER.because("upsert rows need statements out of batch order and the"
                     + " table draws from a sequence: rows would get other ids than row by row");
         }
-        Fallback unmodelled = PlanChecks.uniquenessProblem(insert.conflictUpdatedColumns(), table, true, new ArrayList<>());
+        Fallback unmodelled =
+                PlanChecks.uniquenessProblem(insert.conflictUpdatedColumns(), table, true, new ArrayList<>());
         return unmodelled == null ? null : FallbackReason.UPSERT_OUT_OF_ORDER.because("upsert " + unmodelled.text());
     }
 

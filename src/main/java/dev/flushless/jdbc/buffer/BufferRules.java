@@ -40,8 +40,7 @@ public final class BufferRules {
         OTHER_STATEMENT
     }
 
-    private BufferRules() {
-    }
+    private BufferRules() {}
 
     /**
      * The first-write rule ({@code flushless.bufferFirstWrite=false}, the default): a connection's first write of fewer
@@ -54,9 +53,15 @@ public final class BufferRules {
      * @param firstUnread true, and remembers the table, when the table's facts are not read and it was not written
      *     before on the connection ({@code TableCatalog.firstWriteUnread})
      */
-    public static boolean firstWriteAsSent(FlushlessConfig config, boolean yugabyte, String table, int rows,
+    public static boolean firstWriteAsSent(
+            FlushlessConfig config,
+            boolean yugabyte,
+            String table,
+            int rows,
             java.util.function.Predicate<String> firstUnread) {
-        return !config.bufferFirstWrite() && table != null && rows < config.minBatchRows(yugabyte)
+        return !config.bufferFirstWrite()
+                && table != null
+                && rows < config.minBatchRows(yugabyte)
                 && firstUnread.test(table);
     }
 
@@ -108,8 +113,8 @@ public final class BufferRules {
      * non-empty {@code buffer} before it runs, and why. A read goes ahead only when the analysis proves what it reads:
      * one SELECT of plain tables none of which overlaps a written table, calling only functions that read no table.
      */
-    public static Flush beforeStatement(StatementDescription.Kind lead, StatementDescription statement,
-            TransactionBuffer buffer, Tables tables) {
+    public static Flush beforeStatement(
+            StatementDescription.Kind lead, StatementDescription statement, TransactionBuffer buffer, Tables tables) {
         if (lead != StatementDescription.Kind.SELECT) {
             return lead.isWrite() ? Flush.WRITE : Flush.OTHER_STATEMENT;
         }
@@ -146,7 +151,10 @@ public final class BufferRules {
      * @param row the statement's parameters ({@code null} for a plain Statement, where {@code ?} is an operator)
      * @param mayDrawFromSequences whether the statement may draw a sequence value (asked only when it matters)
      */
-    public static String whyNotRideable(StatementDescription statement, Bind[] row, boolean exactSequences,
+    public static String whyNotRideable(
+            StatementDescription statement,
+            Bind[] row,
+            boolean exactSequences,
             java.util.function.BooleanSupplier mayDrawFromSequences) {
         if (!statement.isSingleStatement()) {
             return "not a single statement";
@@ -155,8 +163,10 @@ public final class BufferRules {
             return "RETURNING: its rows are read";
         }
         int parameters = statement.parameterCount();
-        if (row == null ? parameters > 0
-                : row.length < parameters || java.util.Arrays.asList(row).subList(0, parameters).contains(null)) {
+        if (row == null
+                ? parameters > 0
+                : row.length < parameters
+                        || java.util.Arrays.asList(row).subList(0, parameters).contains(null)) {
             return row == null ? "a ? in a Statement's text is an operator, not a parameter" : "a parameter is not set";
         }
         if (exactSequences && mayDrawFromSequences.getAsBoolean()) {
@@ -189,7 +199,8 @@ public final class BufferRules {
      * it holds something, and the write would take it past {@code flushless.maxBufferedRows} or
      * {@code flushless.maxBufferedBytes}.
      */
-    public static boolean sendBeforeAdding(TransactionBuffer buffer, long rows, long bytes, long maxRows, long maxBytes) {
+    public static boolean sendBeforeAdding(
+            TransactionBuffer buffer, long rows, long bytes, long maxRows, long maxBytes) {
         return !buffer.isEmpty() && (buffer.rows() + rows > maxRows || buffer.bytes() + bytes > maxBytes);
     }
 

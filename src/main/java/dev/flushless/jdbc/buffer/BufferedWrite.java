@@ -14,8 +14,8 @@ import java.util.List;
  *     operator), not a {@code PreparedStatement}
  * @param batch the write was a JDBC batch (errors then name the batch row)
  */
-public record BufferedWrite(StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement,
-        boolean batch) {
+public record BufferedWrite(
+        StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement, boolean batch) {
 
     /** The SQL text the application executed. */
     public String sql() {

@@ -13,8 +13,7 @@ import org.postgresql.util.PSQLException;
  */
 public final class BufferedWriteFailure {
 
-    private BufferedWriteFailure() {
-    }
+    private BufferedWriteFailure() {}
 
     /** A single buffered execution that failed on the server. */
     public static final class ServerError extends PSQLException {
@@ -59,7 +58,7 @@ public final class BufferedWriteFailure {
         if (failure instanceof PSQLException pg && pg.getServerErrorMessage() != null) {
             return new ServerError(context, after, pg);
         }
-        return new SQLException(context + failure.getMessage() + after, failure.getSQLState(), failure.getErrorCode(),
-                failure);
+        return new SQLException(
+                context + failure.getMessage() + after, failure.getSQLState(), failure.getErrorCode(), failure);
     }
 }

@@ -7,9 +7,9 @@ import dev.flushless.jdbc.batch.BatchPlan.Step;
 import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.BatchPlanner.InsertMember;
 import dev.flushless.jdbc.batch.Bind;
+import dev.flushless.jdbc.rewrite.Rewriter;
 import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import dev.flushless.jdbc.rewrite.Rewriter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,8 +27,7 @@ public final class FlushPlanner {
     /** The rewrite kind under which flushed buffers are counted. */
     public static final String REWRITE_KIND = "transaction-buffer";
 
-    private FlushPlanner() {
-    }
+    private FlushPlanner() {}
 
     /** The statements that write {@code writes}; each binds all its parameters itself (no batch rows). */
     public static List<Step> plan(List<BufferedWrite> writes, SessionFacts session, int maxRowsPerStatement) {
@@ -41,16 +40,18 @@ public final class FlushPlanner {
             BufferedWrite first = writes.get(i);
             List<Bind[]> rows = new ArrayList<>(first.rows());
             int next = i + 1;
-            while (next < writes.size() && writes.get(next).sql().equals(first.sql())
+            while (next < writes.size()
+                    && writes.get(next).sql().equals(first.sql())
                     && writes.get(next).plainStatement() == first.plainStatement()) {
                 rows.addAll(writes.get(next).rows());
                 next++;
             }
             i = next;
-            for (InsertMember member : BatchPlanner.insertMembers(first.statement(), rows, first.table(), session,
-                    maxRowsPerStatement)) {
+            for (InsertMember member :
+                    BatchPlanner.insertMembers(first.statement(), rows, first.table(), session, maxRowsPerStatement)) {
                 boolean tableTaken = tables.stream().anyMatch(t -> t.overlaps(first.table()));
-                long size = parameters.size() + counts.size() + member.parameters().size() + 1;
+                long size =
+                        parameters.size() + counts.size() + member.parameters().size() + 1;
                 if (!memberSql.isEmpty() && (tableTaken || size > BatchPlanner.MAX_BIND_PARAMETERS)) {
                     steps.add(step(memberSql, parameters, counts));
                     memberSql.clear();
@@ -89,8 +90,14 @@ public final class FlushPlanner {
      */
     public static List<Step> withRider(List<Step> flush, String sql, StatementDescription statement) {
         List<Step> steps = new ArrayList<>(flush);
-        steps.add(new Step(sql.substring(0, statement.textEnd()), new int[] {0}, Decoding.UPDATE_COUNT,
-                statement.parameterCount(), new Bind[0], null, null));
+        steps.add(new Step(
+                sql.substring(0, statement.textEnd()),
+                new int[] {0},
+                Decoding.UPDATE_COUNT,
+                statement.parameterCount(),
+                new Bind[0],
+                null,
+                null));
         return steps;
     }
 

@@ -8,13 +8,10 @@ import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
 import dev.flushless.jdbc.batch.Bind;
-import dev.flushless.jdbc.session.SessionFacts;
-import dev.flushless.jdbc.session.Session;
-import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import dev.flushless.jdbc.buffer.BufferedWrite;
-import dev.flushless.jdbc.buffer.FlushPlanner;
-import dev.flushless.jdbc.buffer.TransactionBuffer;
 import dev.flushless.jdbc.rewrite.Rewriter;
+import dev.flushless.jdbc.session.Session;
+import dev.flushless.jdbc.session.SessionFacts;
+import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.BatchUpdateException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -103,8 +100,11 @@ public final class TransactionBuffering {
 
     private boolean autosave() {
         try {
-            return session.delegate().isWrapperFor(org.postgresql.PGConnection.class) && session.delegate()
-                    .unwrap(org.postgresql.PGConnection.class).getAutosave() != org.postgresql.jdbc.AutoSave.NEVER;
+            return session.delegate().isWrapperFor(org.postgresql.PGConnection.class)
+                    && session.delegate()
+                                    .unwrap(org.postgresql.PGConnection.class)
+                                    .getAutosave()
+                            != org.postgresql.jdbc.AutoSave.NEVER;
         } catch (SQLException | RuntimeException e) {
             return false; // not pgjdbc: it has no autosave
         }
@@ -167,7 +167,8 @@ public final class TransactionBuffering {
      */
     public boolean tryBuffer(StatementDescription statement, List<Bind[]> rows, boolean plainStatement, boolean batch)
             throws SQLException {
-        TableInfo table = firstWriteAsSent(statement, rows.size()) ? null : bufferableTable(statement, rows, plainStatement);
+        TableInfo table =
+                firstWriteAsSent(statement, rows.size()) ? null : bufferableTable(statement, rows, plainStatement);
         if (table == null) {
             return false;
         }
@@ -194,8 +195,13 @@ public final class TransactionBuffering {
      * before {@link #bufferableTable}; the caller counts the fallback.
      */
     public boolean firstWriteAsSent(StatementDescription statement, int rows) {
-        return buffering() && BufferRules.firstWriteAsSent(session.config(), session.server().yugabyte(),
-                statement.targetTable(), rows, session.catalog()::firstWriteUnread);
+        return buffering()
+                && BufferRules.firstWriteAsSent(
+                        session.config(),
+                        session.server().yugabyte(),
+                        statement.targetTable(),
+                        rows,
+                        session.catalog()::firstWriteUnread);
     }
 
     /**
@@ -224,7 +230,9 @@ public final class TransactionBuffering {
      * row-level security; every parameter set; a connection neither read-only nor closed).
      */
     public TableInfo singleRowInsertTable(StatementDescription statement, Bind[] row) throws SQLException {
-        return BufferRules.whyNotBufferable(statement, List.<Bind[]>of(row), false) == null ? writableTable(statement) : null;
+        return BufferRules.whyNotBufferable(statement, List.<Bind[]>of(row), false) == null
+                ? writableTable(statement)
+                : null;
     }
 
     /**
@@ -232,8 +240,9 @@ public final class TransactionBuffering {
      * {@code flushless.maxBufferedRows} rows or {@code maxBufferedBytes}: what it holds is sent first when the
      * write would cross a bound, and a single write larger than a bound is sent at once.
      */
-    public void buffer(StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement,
-            boolean batch) throws SQLException {
+    public void buffer(
+            StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement, boolean batch)
+            throws SQLException {
         BufferedWrite write = new BufferedWrite(statement, table, rows, plainStatement, batch);
         long maxRows = session.config().maxBufferedRows();
         long maxBytes = session.config().maxBufferedBytes();
@@ -327,8 +336,14 @@ public final class TransactionBuffering {
      */
     private boolean mustFlushBefore(String sql) {
         StatementDescription.Kind lead = dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql);
-        return BufferRules.beforeStatement(lead, lead == StatementDescription.Kind.SELECT ? session.analyzer().describe(sql)
-                : null, buffer, name -> session.catalog().lookup(delegate(), name)) != BufferRules.Flush.NONE;
+        return BufferRules.beforeStatement(
+                        lead,
+                        lead == StatementDescription.Kind.SELECT
+                                ? session.analyzer().describe(sql)
+                                : null,
+                        buffer,
+                        name -> session.catalog().lookup(delegate(), name))
+                != BufferRules.Flush.NONE;
     }
 
     /**
@@ -384,18 +399,28 @@ public final class TransactionBuffering {
         beginServerTransaction();
         List<Step> steps = plan(writes);
         long start = System.nanoTime();
-        Attempt.run(session, () -> {
-            BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
-            counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
-            return null;
-        }, undone -> {
-            afterUndone(undone, writes, when);
-            return null;
-        });
+        Attempt.run(
+                session,
+                () -> {
+                    BatchExecutor.Outcome outcome =
+                            BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
+                    counted(
+                            writes,
+                            steps.size(),
+                            outcome.statementsSent(),
+                            outcome.roundTrips(),
+                            System.nanoTime() - start);
+                    return null;
+                },
+                undone -> {
+                    afterUndone(undone, writes, when);
+                    return null;
+                });
     }
 
     private List<Step> plan(List<BufferedWrite> writes) {
-        return FlushPlanner.plan(writes, SessionFacts.of(delegate()), session.config().maxRowsPerStatement());
+        return FlushPlanner.plan(
+                writes, SessionFacts.of(delegate()), session.config().maxRowsPerStatement());
     }
 
     private void counted(List<BufferedWrite> writes, int statements, int sent, int trips, long nanos) {
@@ -471,13 +496,19 @@ public final class TransactionBuffering {
      * @param row the statement's parameters ({@code null} for a plain Statement)
      */
     public boolean rideable(String sql, Bind[] row) {
-        if (!buffering() || buffer.isEmpty() || failed != null
+        if (!buffering()
+                || buffer.isEmpty()
+                || failed != null
                 || !dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql).isWrite()) {
             return false;
         }
         StatementDescription statement = session.analyzer().describe(sql);
-        return BufferRules.whyNotRideable(statement, row, session.config().exactSequences(),
-                () -> BufferRules.mayDrawFromSequences(statement, name -> session.catalog().lookup(delegate(), name)))
+        return BufferRules.whyNotRideable(
+                        statement,
+                        row,
+                        session.config().exactSequences(),
+                        () -> BufferRules.mayDrawFromSequences(
+                                statement, name -> session.catalog().lookup(delegate(), name)))
                 == null;
     }
 
@@ -495,17 +526,24 @@ public final class TransactionBuffering {
         List<Step> steps = FlushPlanner.withRider(plan(writes), sql, statement);
         Bind[] bound = row == null ? new Bind[0] : row;
         long start = System.nanoTime();
-        return Attempt.run(session, () -> {
-            BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.<Bind[]>of(bound),
-                    parameters, queryTimeoutSeconds);
-            counted(writes, steps.size() - 1, outcome.statementsSent() - 1, 0, System.nanoTime() - start);
-            session.stats().executed(true);
-            return outcome.counts()[0];
-        }, undone -> {
-            afterUndone(undone, writes, "with the statement " + abbreviate(sql));
-            // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
-            return runAsSent(sql, bound, parameters, row == null, batch, queryTimeoutSeconds);
-        });
+        return Attempt.run(
+                session,
+                () -> {
+                    BatchExecutor.Outcome outcome = BatchExecutor.run(
+                            delegate(),
+                            FlushPlanner.asPlan(steps),
+                            List.<Bind[]>of(bound),
+                            parameters,
+                            queryTimeoutSeconds);
+                    counted(writes, steps.size() - 1, outcome.statementsSent() - 1, 0, System.nanoTime() - start);
+                    session.stats().executed(true);
+                    return outcome.counts()[0];
+                },
+                undone -> {
+                    afterUndone(undone, writes, "with the statement " + abbreviate(sql));
+                    // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
+                    return runAsSent(sql, bound, parameters, row == null, batch, queryTimeoutSeconds);
+                });
     }
 
     /**
@@ -515,8 +553,9 @@ public final class TransactionBuffering {
      * counts, and the server's error as its next exception), never as the plain {@code PSQLException} a single
      * execution of the same statement throws, and applications catch the one they were promised.
      */
-    private long runAsSent(String sql, Bind[] row, int parameters, boolean plainStatement, boolean batch,
-            int queryTimeoutSeconds) throws SQLException {
+    private long runAsSent(
+            String sql, Bind[] row, int parameters, boolean plainStatement, boolean batch, int queryTimeoutSeconds)
+            throws SQLException {
         session.stats().executed(true);
         if (plainStatement) {
             try (Statement statement = delegate().createStatement()) {
@@ -548,8 +587,10 @@ public final class TransactionBuffering {
         if (failed != null) {
             SQLException cause = failed;
             rollback();
-            throw Errors.keepingState("Flushless: commit() failed because the transaction had already failed: "
-                    + cause.getMessage() + " It was rolled back.", cause);
+            throw Errors.keepingState(
+                    "Flushless: commit() failed because the transaction had already failed: " + cause.getMessage()
+                            + " It was rolled back.",
+                    cause);
         }
         if (buffer.isEmpty()) {
             if (!delegate().getAutoCommit()) {
@@ -570,8 +611,12 @@ public final class TransactionBuffering {
         try {
             // Nothing of the transaction reached the server yet: its writes form one implicit transaction
             // (one Sync), committed together or not at all. Otherwise the writes and the COMMIT share a round trip.
-            outcome = Attempt.run(session, () -> fused ? BatchExecutor.run(delegate(), plan, List.of(), 0, 0)
-                    : BatchExecutor.runThenCommit(delegate(), plan, 0), undone -> {
+            outcome = Attempt.run(
+                    session,
+                    () -> fused
+                            ? BatchExecutor.run(delegate(), plan, List.of(), 0, 0)
+                            : BatchExecutor.runThenCommit(delegate(), plan, 0),
+                    undone -> {
                         // pin the error: the writes run as sent in the (then opened) transaction, committed below
                         beginServerTransaction();
                         afterUndone(undone, writes, "at commit()");
@@ -641,19 +686,30 @@ public final class TransactionBuffering {
         long start = System.nanoTime();
         try {
             beginServerTransaction();
-            Attempt.runBeforeRollback(session, () -> {
-                BatchExecutor.Outcome outcome = BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
-                counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
-                return null;
-            }, undone -> {
-                // a write the application would have seen fail (deviation 1); the attempt's draws are deviation 4's
-                int rows = 0;
-                for (BufferedWrite write : writes) {
-                    rows += write.rows().size();
-                }
-                session.stats().fallback(dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.get(), rows);
-                return null;
-            });
+            Attempt.runBeforeRollback(
+                    session,
+                    () -> {
+                        BatchExecutor.Outcome outcome =
+                                BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
+                        counted(
+                                writes,
+                                steps.size(),
+                                outcome.statementsSent(),
+                                outcome.roundTrips(),
+                                System.nanoTime() - start);
+                        return null;
+                    },
+                    undone -> {
+                        // a write the application would have seen fail (deviation 1); the attempt's draws are deviation
+                        // 4's
+                        int rows = 0;
+                        for (BufferedWrite write : writes) {
+                            rows += write.rows().size();
+                        }
+                        session.stats()
+                                .fallback(dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.get(), rows);
+                        return null;
+                    });
         } catch (SQLException e) {
             // rolled back next; a broken connection reports itself there
         }
@@ -714,8 +770,8 @@ public final class TransactionBuffering {
 
     private void checkNotFailed() throws SQLException {
         if (failed != null) {
-            throw Errors.inFailedTransaction("Flushless: the transaction failed earlier (" + failed.getMessage()
-                    + "); roll it back.", failed);
+            throw Errors.inFailedTransaction(
+                    "Flushless: the transaction failed earlier (" + failed.getMessage() + "); roll it back.", failed);
         }
     }
 
@@ -778,10 +834,14 @@ public final class TransactionBuffering {
 
     /** The error of {@code write}, in pgjdbc's class, with where it came from ({@link BufferedWriteFailure}). */
     private static SQLException pinned(BufferedWrite write, int row, SQLException failure, String when) {
-        String where = write.batch() && row >= 0 ? " (batch row " + (row + 1) + " of " + write.rows().size() + ")" : "";
-        return BufferedWriteFailure.of("Flushless (flushless.mode=transaction): the buffered write "
-                + abbreviate(write.sql()) + where + " failed when the transaction's writes were sent " + when + ": ",
-                " The transaction is aborted, as it would have been at that statement; roll it back.", failure);
+        String where = write.batch() && row >= 0
+                ? " (batch row " + (row + 1) + " of " + write.rows().size() + ")"
+                : "";
+        return BufferedWriteFailure.of(
+                "Flushless (flushless.mode=transaction): the buffered write " + abbreviate(write.sql()) + where
+                        + " failed when the transaction's writes were sent " + when + ": ",
+                " The transaction is aborted, as it would have been at that statement; roll it back.",
+                failure);
     }
 
     private static boolean isCountMismatch(SQLException e) {
@@ -789,10 +849,12 @@ public final class TransactionBuffering {
     }
 
     private static SQLException countMismatch(SQLException cause) {
-        return Errors.internal("Flushless: a buffered INSERT inserted a different number of rows than the count"
-                + " acknowledged to the application (a trigger or rule was probably added to its table by another"
-                + " session); the transaction cannot commit. Roll it back and retry; Flushless reads the table's"
-                + " definition again.", cause);
+        return Errors.internal(
+                "Flushless: a buffered INSERT inserted a different number of rows than the count"
+                        + " acknowledged to the application (a trigger or rule was probably added to its table by another"
+                        + " session); the transaction cannot commit. Roll it back and retry; Flushless reads the table's"
+                        + " definition again.",
+                cause);
     }
 
     public static String abbreviate(String sql) {

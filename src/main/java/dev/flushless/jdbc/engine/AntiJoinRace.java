@@ -5,7 +5,6 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Attempt;
 import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
-import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.SessionFacts;
@@ -41,7 +40,11 @@ final class AntiJoinRace {
     private final List<Bind[]> rows;
     private final SessionFacts session;
 
-    AntiJoinRace(Engine engine, Engine.RecordedBatch batch, StatementDescription description, List<Bind[]> rows,
+    AntiJoinRace(
+            Engine engine,
+            Engine.RecordedBatch batch,
+            StatementDescription description,
+            List<Bind[]> rows,
             SessionFacts session) {
         this.engine = engine;
         this.batch = batch;
@@ -63,13 +66,22 @@ final class AntiJoinRace {
         engine.stats().noted(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RAISED.get(), rows.size());
         int[] failed = new int[rows.size()];
         Arrays.fill(failed, Statement.EXECUTE_FAILED);
-        throw Attempt.keptUndone(engine, undone, Errors.batchFailed("Flushless: the batch of " + rows.size()
-                + " rows of '" + batch.sql() + "' ran with flushless.onConflict=antijoin (the existing keys are read"
-                + " first, then the missing rows inserted) and met a unique violation on its conflict target"
-                + (constraint == null ? "" : " (" + constraint + ")") + ": another transaction inserted one of its keys"
-                + " concurrently. Nothing of the batch was applied; the transaction is still open. Roll back and retry,"
-                + " or set flushless.onConflict=native for writers that race on the same keys inside transactions."
-                + " Server message: " + cause.getMessage(), PSQLState.UNIQUE_VIOLATION, failed, cause));
+        throw Attempt.keptUndone(
+                engine,
+                undone,
+                Errors.batchFailed(
+                        "Flushless: the batch of " + rows.size()
+                                + " rows of '" + batch.sql()
+                                + "' ran with flushless.onConflict=antijoin (the existing keys are read"
+                                + " first, then the missing rows inserted) and met a unique violation on its conflict target"
+                                + (constraint == null ? "" : " (" + constraint + ")")
+                                + ": another transaction inserted one of its keys"
+                                + " concurrently. Nothing of the batch was applied; the transaction is still open. Roll back and retry,"
+                                + " or set flushless.onConflict=native for writers that race on the same keys inside transactions."
+                                + " Server message: " + cause.getMessage(),
+                        PSQLState.UNIQUE_VIOLATION,
+                        failed,
+                        cause));
     }
 
     /** Autocommit: nothing of the batch remains; native ON CONFLICT waits for the concurrent inserter. */
@@ -81,13 +93,16 @@ final class AntiJoinRace {
             return asSent();
         }
         int timeout = batch.queryTimeoutSeconds();
-        return Attempt.run(engine, () -> {
-            long start = System.nanoTime();
-            BatchExecutor.Outcome outcome = BatchExecutor.run(engine.delegate(), nativePlan, rows,
-                    description.parameterCount(), timeout);
-            engine.coalesced(nativePlan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
-            return new Engine.BatchResult(Route.COALESCE, outcome.counts(), null);
-        }, Attempt.reRunAsSent(engine, rows.size(), this::asSent));
+        return Attempt.run(
+                engine,
+                () -> {
+                    long start = System.nanoTime();
+                    BatchExecutor.Outcome outcome = BatchExecutor.run(
+                            engine.delegate(), nativePlan, rows, description.parameterCount(), timeout);
+                    engine.coalesced(nativePlan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
+                    return new Engine.BatchResult(Route.COALESCE, outcome.counts(), null);
+                },
+                Attempt.reRunAsSent(engine, rows.size(), this::asSent));
     }
 
     private Engine.BatchResult asSent() throws SQLException {
@@ -113,7 +128,8 @@ final class AntiJoinRace {
                 target.add(key.column());
             }
             return engine.catalog().conflictFacts(engine.delegate(), table).arbiters(target).stream()
-                    .map(ConflictFacts.UniqueIndex::name).toList();
+                    .map(ConflictFacts.UniqueIndex::name)
+                    .toList();
         } catch (SQLException e) {
             return null;
         }

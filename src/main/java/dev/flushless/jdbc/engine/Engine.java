@@ -121,8 +121,10 @@ public final class Engine implements Session {
 
     private static boolean pgjdbcRewritesInserts(Connection delegate) {
         try {
-            return delegate.isWrapperFor(org.postgresql.core.BaseConnection.class) && delegate
-                    .unwrap(org.postgresql.core.BaseConnection.class).getQueryExecutor().isReWriteBatchedInsertsEnabled();
+            return delegate.isWrapperFor(org.postgresql.core.BaseConnection.class)
+                    && delegate.unwrap(org.postgresql.core.BaseConnection.class)
+                            .getQueryExecutor()
+                            .isReWriteBatchedInsertsEnabled();
         } catch (SQLException | RuntimeException e) {
             return false;
         }
@@ -135,9 +137,13 @@ public final class Engine implements Session {
      * neither coalesces nor buffers such a batch (coalescing would answer exact counts of 1).
      */
     private boolean leftToPgjdbcRewrite(StatementDescription description, int rows, boolean keysRequested) {
-        return pgjdbcRewritesInserts && rows > 1 && !keysRequested
-                && description.kind() == StatementDescription.Kind.INSERT && description.isSingleStatement()
-                && description.tupleStart() >= 0 && !description.hasReturning();
+        return pgjdbcRewritesInserts
+                && rows > 1
+                && !keysRequested
+                && description.kind() == StatementDescription.Kind.INSERT
+                && description.isSingleStatement()
+                && description.tupleStart() >= 0
+                && !description.hasReturning();
     }
 
     // ---- the session ----
@@ -214,10 +220,11 @@ public final class Engine implements Session {
         String fingerprint = sessionFingerprint;
         if (fingerprint == null) {
             try (Statement s = delegate.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_database() || '|' || current_user || '|' || session_user"
-                         + " || '|' || coalesce((SELECT string_agg(name || '=' || setting, ',' ORDER BY name)"
-                         + " FROM pg_catalog.pg_settings WHERE source NOT IN ('default', 'override', 'configuration file')"
-                         + " AND name <> 'application_name'), '')")) {
+                    ResultSet rs =
+                            s.executeQuery("SELECT current_database() || '|' || current_user || '|' || session_user"
+                                    + " || '|' || coalesce((SELECT string_agg(name || '=' || setting, ',' ORDER BY name)"
+                                    + " FROM pg_catalog.pg_settings WHERE source NOT IN ('default', 'override', 'configuration file')"
+                                    + " AND name <> 'application_name'), '')")) {
                 rs.next();
                 fingerprint = rs.getString(1);
             }
@@ -250,7 +257,8 @@ public final class Engine implements Session {
 
     /** Statement kinds after which the cached catalog facts may be stale (DDL, session changes, anything unknown). */
     public static boolean invalidatesCatalog(StatementDescription.Kind kind) {
-        return kind == StatementDescription.Kind.DDL || kind == StatementDescription.Kind.SESSION
+        return kind == StatementDescription.Kind.DDL
+                || kind == StatementDescription.Kind.SESSION
                 || kind == StatementDescription.Kind.OTHER;
     }
 
@@ -319,7 +327,10 @@ public final class Engine implements Session {
                 return Decision.RIDE_ALONG;
             }
         }
-        if (row != null && config.groupCommit() && kind == StatementDescription.Kind.INSERT && transactions.getAutoCommit()
+        if (row != null
+                && config.groupCommit()
+                && kind == StatementDescription.Kind.INSERT
+                && transactions.getAutoCommit()
                 && delegate.getAutoCommit()) {
             TableInfo table = transactions.singleRowInsertTable(analyzer.describe(sql), row);
             if (table != null) {
@@ -339,15 +350,20 @@ public final class Engine implements Session {
         Bind[] kept = row == null ? new Bind[0] : row.clone();
         switch (decision.route()) {
             case BUFFER:
-                transactions.buffer(analyzer.describe(sql), decision.table(), List.<Bind[]>of(kept), row == null, false);
+                transactions.buffer(
+                        analyzer.describe(sql), decision.table(), List.<Bind[]>of(kept), row == null, false);
                 return 1;
             case RIDE_ALONG:
                 return transactions.rideAlong(sql, row == null ? null : kept, queryTimeoutSeconds, false);
             case GROUP: {
-                GroupCommit.Member me = new GroupCommit.Member(this, analyzer.describe(sql), decision.table(), kept,
-                        queryTimeoutSeconds);
-                return GroupCommit.run(groupCommitLane(sql), me, config.groupCommitMaxRows(),
-                        GroupCommit.nanos(config.groupCommitMaxDelayMicros()), () -> {
+                GroupCommit.Member me = new GroupCommit.Member(
+                        this, analyzer.describe(sql), decision.table(), kept, queryTimeoutSeconds);
+                return GroupCommit.run(
+                        groupCommitLane(sql),
+                        me,
+                        config.groupCommitMaxRows(),
+                        GroupCommit.nanos(config.groupCommitMaxDelayMicros()),
+                        () -> {
                             stats.executed(true);
                             return asSent.run();
                         });
@@ -358,8 +374,7 @@ public final class Engine implements Session {
     }
 
     /** Group-commit lanes by SQL text for one session fingerprint (replaced when the fingerprint changes). */
-    private record Lanes(String fingerprint, ConcurrentHashMap<String, GroupCommit.Lane> bySql) {
-    }
+    private record Lanes(String fingerprint, ConcurrentHashMap<String, GroupCommit.Lane> bySql) {}
 
     private volatile Lanes lanes;
 
@@ -370,7 +385,9 @@ public final class Engine implements Session {
     private GroupCommit.Lane groupCommitLane(String sql) throws SQLException {
         String fingerprint = fingerprint();
         Lanes current = lanes;
-        if (current == null || current.fingerprint() != fingerprint || current.bySql().size() >= 256) {
+        if (current == null
+                || current.fingerprint() != fingerprint
+                || current.bySql().size() >= 256) {
             current = new Lanes(fingerprint, new ConcurrentHashMap<>());
             lanes = current;
         }
@@ -400,8 +417,7 @@ public final class Engine implements Session {
     }
 
     /** A batch's counts, and for a coalesced batch that returned rows (generated keys) the executor's outcome. */
-    public record BatchResult(Route route, long[] counts, BatchExecutor.Outcome outcome) {
-    }
+    public record BatchResult(Route route, long[] counts, BatchExecutor.Outcome outcome) {}
 
     /**
      * Runs the recorded {@code rows} of {@code batch}: buffered, ridden along, coalesced, or as sent.
@@ -415,7 +431,9 @@ public final class Engine implements Session {
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
         }
-        if (kind == StatementDescription.Kind.INSERT && !keys && transactions.active()
+        if (kind == StatementDescription.Kind.INSERT
+                && !keys
+                && transactions.active()
                 && transactions.tryBuffer(batch.description(), rows, false, true)) {
             long[] counts = new long[rows.size()];
             Arrays.fill(counts, 1);
@@ -434,7 +452,11 @@ public final class Engine implements Session {
         }
         StatementDescription description = batch.description();
         SessionFacts session = sessionFacts();
-        BatchPlan plan = plan(batch, description, rows, session,
+        BatchPlan plan = plan(
+                batch,
+                description,
+                rows,
+                session,
                 description.onConflict() != StatementDescription.OnConflict.NONE && onConflictAntiJoin());
         if (plan.isFallback()) {
             stats.fallback(plan.fallback(), rows.size());
@@ -472,9 +494,19 @@ public final class Engine implements Session {
     }
 
     /** The plan of a coalescable batch, or a fallback plan saying why it runs as sent. */
-    private BatchPlan plan(RecordedBatch batch, StatementDescription description, List<Bind[]> rows,
-            SessionFacts session, boolean antiJoin) throws SQLException {
-        return plan(description, rows, connectionCatalog(), batch.keyColumns(), BatchPlanner.Settings.of(config, session),
+    private BatchPlan plan(
+            RecordedBatch batch,
+            StatementDescription description,
+            List<Bind[]> rows,
+            SessionFacts session,
+            boolean antiJoin)
+            throws SQLException {
+        return plan(
+                description,
+                rows,
+                connectionCatalog(),
+                batch.keyColumns(),
+                BatchPlanner.Settings.of(config, session),
                 antiJoin);
     }
 
@@ -503,8 +535,14 @@ public final class Engine implements Session {
      * @param keyColumns generated-key columns the application asked for ({@code {"*"}} for all), or {@code null}
      * @param settings the connection's settings and pgjdbc session facts (native ON CONFLICT)
      */
-    public static BatchPlan plan(StatementDescription description, List<Bind[]> rows, Catalog catalog,
-            String[] keyColumns, BatchPlanner.Settings settings, boolean antiJoin) throws SQLException {
+    public static BatchPlan plan(
+            StatementDescription description,
+            List<Bind[]> rows,
+            Catalog catalog,
+            String[] keyColumns,
+            BatchPlanner.Settings settings,
+            boolean antiJoin)
+            throws SQLException {
         if (!description.isCoalescable()) {
             return BatchPlan.fallback(description.fallback());
         }
@@ -514,7 +552,8 @@ public final class Engine implements Session {
         } catch (SQLException e) {
             return catalogLookupFailed(e);
         }
-        String returningSuffix = keyColumns == null ? null
+        String returningSuffix = keyColumns == null
+                ? null
                 : description.hasReturning() ? "" : settings.session().returningSuffix(keyColumns);
         ConflictFacts facts = null;
         boolean onConflict = description.onConflict() != StatementDescription.OnConflict.NONE;
@@ -525,7 +564,11 @@ public final class Engine implements Session {
                 facts = null; // the planner says why the anti-join form is not used
             }
         }
-        return BatchPlanner.plan(description, rows, table, returningSuffix,
+        return BatchPlanner.plan(
+                description,
+                rows,
+                table,
+                returningSuffix,
                 antiJoin && onConflict ? settings.withAntiJoin(facts) : settings);
     }
 
@@ -533,7 +576,9 @@ public final class Engine implements Session {
      * The plan of a Statement batch of two or more SQL texts (CTE chains, {@link StatementBatchPlanner}), or a fallback
      * when a table's facts cannot be read ({@link #catalogLookupFailed}). The driver and {@code explain} both plan with it.
      */
-    public static BatchPlan planTexts(List<StatementDescription> members, StatementBatchPlanner.TableLookup tables,
+    public static BatchPlan planTexts(
+            List<StatementDescription> members,
+            StatementBatchPlanner.TableLookup tables,
             BatchPlanner.Settings settings) {
         try {
             return StatementBatchPlanner.plan(members, tables, settings);
@@ -543,34 +588,51 @@ public final class Engine implements Session {
     }
 
     /** Runs {@code plan} coalesced, with the buffered writes riding ahead of it; undone, it runs as sent. */
-    private BatchResult coalesce(RecordedBatch batch, StatementDescription description, BatchPlan plan,
-            List<Bind[]> rows, SessionFacts session) throws SQLException {
+    private BatchResult coalesce(
+            RecordedBatch batch,
+            StatementDescription description,
+            BatchPlan plan,
+            List<Bind[]> rows,
+            SessionFacts session)
+            throws SQLException {
         // mode=transaction: buffered writes ride ahead of the batch, in its round trip
         TransactionBuffering.Ride ride = transactions.takeRide();
         int timeout = batch.queryTimeoutSeconds();
-        return Attempt.run(this, () -> {
-            long start = System.nanoTime();
-            BatchExecutor.Outcome outcome;
-            try {
-                outcome = BatchExecutor.run(delegate, ride == null ? plan : ride.prepend(plan), rows,
-                        description.parameterCount(), timeout);
-            } catch (SQLException e) {
-                throw BatchExecutor.asBatchFailure(e, rows.size()); // a lost connection, as pgjdbc reports it for a batch
-            }
-            if (ride != null) {
-                transactions.rideSent(ride);
-            }
-            coalesced(plan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
-            return new BatchResult(Route.COALESCE, outcome.counts(), outcome);
-        }, undone -> {
-            if (ride != null) {
-                transactions.rideUndone(ride, undone);
-            }
-            if (plan.isAntiJoin() && PSQLState.UNIQUE_VIOLATION.getState().equals(undone.sqlCause().getSQLState())) {
-                return new AntiJoinRace(this, batch, description, rows, session).afterUniqueViolation(undone);
-            }
-            return Attempt.reRunAsSent(this, rows.size(), () -> asSent(batch, rows)).afterUndo(undone);
-        });
+        return Attempt.run(
+                this,
+                () -> {
+                    long start = System.nanoTime();
+                    BatchExecutor.Outcome outcome;
+                    try {
+                        outcome = BatchExecutor.run(
+                                delegate,
+                                ride == null ? plan : ride.prepend(plan),
+                                rows,
+                                description.parameterCount(),
+                                timeout);
+                    } catch (SQLException e) {
+                        throw BatchExecutor.asBatchFailure(
+                                e, rows.size()); // a lost connection, as pgjdbc reports it for a batch
+                    }
+                    if (ride != null) {
+                        transactions.rideSent(ride);
+                    }
+                    coalesced(plan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
+                    return new BatchResult(Route.COALESCE, outcome.counts(), outcome);
+                },
+                undone -> {
+                    if (ride != null) {
+                        transactions.rideUndone(ride, undone);
+                    }
+                    if (plan.isAntiJoin()
+                            && PSQLState.UNIQUE_VIOLATION
+                                    .getState()
+                                    .equals(undone.sqlCause().getSQLState())) {
+                        return new AntiJoinRace(this, batch, description, rows, session).afterUniqueViolation(undone);
+                    }
+                    return Attempt.reRunAsSent(this, rows.size(), () -> asSent(batch, rows))
+                            .afterUndo(undone);
+                });
     }
 
     /** The native ON CONFLICT plan of an anti-join batch (for {@link AntiJoinRace}). */
@@ -584,12 +646,21 @@ public final class Engine implements Session {
      * count (never bound values).
      */
     void coalesced(BatchPlan plan, int rows, BatchExecutor.Outcome outcome, long nanos, String applicationSql) {
-        stats.rewrite(plan.rewriteKind(), rows, plan.statements().size(), outcome.statementsSent(), outcome.roundTrips(),
-                nanos, plan.estimatedFlushes(server.flushModel()));
+        stats.rewrite(
+                plan.rewriteKind(),
+                rows,
+                plan.statements().size(),
+                outcome.statementsSent(),
+                outcome.roundTrips(),
+                nanos,
+                plan.estimatedFlushes(server.flushModel()));
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-            LOG.log(System.Logger.Level.DEBUG, "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
-                    + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
-                    + "application SQL: " + applicationSql + " ; sent: " + plan.statements().get(0).sql());
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    "Flushless " + plan.rewriteKind() + ": " + rows + " rows as "
+                            + plan.statements().size() + " statement(s) in " + outcome.roundTrips() + " round trip(s); "
+                            + "application SQL: " + applicationSql + " ; sent: "
+                            + plan.statements().get(0).sql());
         }
     }
 
@@ -630,7 +701,9 @@ public final class Engine implements Session {
             for (String text : texts) {
                 members.add(analyzer.describe(text));
             }
-            BatchPlan plan = planTexts(members, table -> catalog.lookup(delegate, table),
+            BatchPlan plan = planTexts(
+                    members,
+                    table -> catalog.lookup(delegate, table),
                     BatchPlanner.Settings.of(config, sessionFacts()));
             if (plan.isFallback()) {
                 stats.fallback(plan.fallback(), texts.size());
@@ -638,17 +711,22 @@ public final class Engine implements Session {
             }
             BatchPlan chained = plan;
             int timeout = batch.queryTimeoutSeconds();
-            return Attempt.run(this, () -> {
-                long start = System.nanoTime();
-                BatchExecutor.Outcome outcome;
-                try {
-                    outcome = BatchExecutor.runStatements(delegate, chained, texts.size(), timeout);
-                } catch (SQLException e) {
-                    throw BatchExecutor.asBatchFailure(e, texts.size()); // a lost connection, as pgjdbc reports it
-                }
-                coalesced(chained, texts.size(), outcome, System.nanoTime() - start, texts.get(0));
-                return new BatchResult(Route.COALESCE, outcome.counts(), null);
-            }, Attempt.reRunAsSent(this, texts.size(), () -> new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null)));
+            return Attempt.run(
+                    this,
+                    () -> {
+                        long start = System.nanoTime();
+                        BatchExecutor.Outcome outcome;
+                        try {
+                            outcome = BatchExecutor.runStatements(delegate, chained, texts.size(), timeout);
+                        } catch (SQLException e) {
+                            throw BatchExecutor.asBatchFailure(
+                                    e, texts.size()); // a lost connection, as pgjdbc reports it
+                        }
+                        coalesced(chained, texts.size(), outcome, System.nanoTime() - start, texts.get(0));
+                        return new BatchResult(Route.COALESCE, outcome.counts(), null);
+                    },
+                    Attempt.reRunAsSent(
+                            this, texts.size(), () -> new BatchResult(Route.AS_SENT, batch.runAsSent(texts), null)));
         } finally {
             for (String text : texts) {
                 afterText(text);
@@ -666,7 +744,8 @@ public final class Engine implements Session {
                 return null;
             }
             StatementDescription member = analyzer.describe(text);
-            TableInfo table = transactions.firstWriteAsSent(member, texts.size()) ? null
+            TableInfo table = transactions.firstWriteAsSent(member, texts.size())
+                    ? null
                     : transactions.bufferableTable(member, noParameters, true);
             if (table == null) {
                 return null;

@@ -68,8 +68,11 @@ public class FlushlessDatabaseType extends BaseDatabaseType {
 
     private static DatabaseType loadPostgresType() {
         for (String name : POSTGRESQL_TYPES) {
-            for (ClassLoader loader : new ClassLoader[] {DatabaseType.class.getClassLoader(),
-                FlushlessDatabaseType.class.getClassLoader(), Thread.currentThread().getContextClassLoader()}) {
+            for (ClassLoader loader : new ClassLoader[] {
+                DatabaseType.class.getClassLoader(),
+                FlushlessDatabaseType.class.getClassLoader(),
+                Thread.currentThread().getContextClassLoader()
+            }) {
                 if (loader == null) {
                     continue;
                 }
@@ -123,8 +126,8 @@ public class FlushlessDatabaseType extends BaseDatabaseType {
 
     /** Never: connections are Flyway's PostgreSQL type's (or another plugin's), as through pgjdbc. */
     @Override
-    public boolean handlesDatabaseProductNameAndVersion(String databaseProductName, String databaseProductVersion,
-            Connection connection) {
+    public boolean handlesDatabaseProductNameAndVersion(
+            String databaseProductName, String databaseProductVersion, Connection connection) {
         return false;
     }
 
@@ -162,14 +165,16 @@ public class FlushlessDatabaseType extends BaseDatabaseType {
     }
 
     @Override
-    public Database createDatabase(Configuration configuration, JdbcConnectionFactory jdbcConnectionFactory,
+    public Database createDatabase(
+            Configuration configuration,
+            JdbcConnectionFactory jdbcConnectionFactory,
             StatementInterceptor statementInterceptor) {
         return postgres.createDatabase(configuration, jdbcConnectionFactory, statementInterceptor);
     }
 
     @Override
-    public Parser createParser(Configuration configuration, ResourceProvider resourceProvider,
-            ParsingContext parsingContext) {
+    public Parser createParser(
+            Configuration configuration, ResourceProvider resourceProvider, ParsingContext parsingContext) {
         return postgres.createParser(configuration, resourceProvider, parsingContext);
     }
 
@@ -179,8 +184,10 @@ public class FlushlessDatabaseType extends BaseDatabaseType {
     }
 
     @Override
-    public SqlScriptExecutorFactory createSqlScriptExecutorFactory(JdbcConnectionFactory jdbcConnectionFactory,
-            CallbackExecutor<Event> callbackExecutor, StatementInterceptor statementInterceptor) {
+    public SqlScriptExecutorFactory createSqlScriptExecutorFactory(
+            JdbcConnectionFactory jdbcConnectionFactory,
+            CallbackExecutor<Event> callbackExecutor,
+            StatementInterceptor statementInterceptor) {
         return postgres.createSqlScriptExecutorFactory(jdbcConnectionFactory, callbackExecutor, statementInterceptor);
     }
 

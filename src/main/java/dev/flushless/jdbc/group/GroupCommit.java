@@ -71,8 +71,7 @@ public final class GroupCommit {
     /** The most groups one lane had running at once, driver-wide (for tests). */
     static final AtomicInteger MOST_RUNNING = new AtomicInteger();
 
-    private GroupCommit() {
-    }
+    private GroupCommit() {}
 
     /**
      * Most lanes kept driver-wide. Beyond it the map starts afresh: a lane is self-contained, so a connection that
@@ -103,8 +102,8 @@ public final class GroupCommit {
         final int queryTimeoutSeconds;
         final Thread thread = Thread.currentThread();
 
-        public Member(Session session, StatementDescription statement, TableInfo table, Bind[] row,
-                int queryTimeoutSeconds) {
+        public Member(
+                Session session, StatementDescription statement, TableInfo table, Bind[] row, int queryTimeoutSeconds) {
             this.session = session;
             this.statement = statement;
             this.table = table;
@@ -114,7 +113,11 @@ public final class GroupCommit {
     }
 
     /** How a group ended, for its members. */
-    private enum Outcome { COMMITTED, RUN_ALONE, LOST }
+    private enum Outcome {
+        COMMITTED,
+        RUN_ALONE,
+        LOST
+    }
 
     /** One group: members join while it forms, then its leader (the first member) runs it on its connection. */
     private static final class Group {
@@ -129,6 +132,7 @@ public final class GroupCommit {
         boolean crowded;
         /** Written once by the leader after the statement, then every member is unparked. */
         volatile Outcome outcome;
+
         SQLException lost;
 
         Group(Condition company, Member leader) {
@@ -170,7 +174,8 @@ public final class GroupCommit {
                 if (group.members.size() >= maxRows) {
                     lane.forming = null; // full: the next arrival leads a new group
                 }
-                if (group.members.size() >= maxRows || lane.away == 0 && !group.crowded
+                if (group.members.size() >= maxRows
+                        || lane.away == 0 && !group.crowded
                         || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
@@ -224,7 +229,9 @@ public final class GroupCommit {
         COMPANY_WAITS.increment();
         long remaining = maxDelayNanos;
         try {
-            while ((group.crowded || lane.away > 0) && lane.running > 0 && group.members.size() < maxRows
+            while ((group.crowded || lane.away > 0)
+                    && lane.running > 0
+                    && group.members.size() < maxRows
                     && remaining > 0) {
                 remaining = group.company.awaitNanos(remaining);
             }
@@ -290,9 +297,11 @@ public final class GroupCommit {
                 throw e;
             }
             outcome = Outcome.LOST;
-            group.lost = Errors.connectionLost("Flushless group commit: the connection running a grouped INSERT was"
-                    + " lost, so whether the row committed is unknown (as with bare pgjdbc when a connection drops"
-                    + " during a statement): " + e.getMessage(), e);
+            group.lost = Errors.connectionLost(
+                    "Flushless group commit: the connection running a grouped INSERT was"
+                            + " lost, so whether the row committed is unknown (as with bare pgjdbc when a connection drops"
+                            + " during a statement): " + e.getMessage(),
+                    e);
         } finally {
             finish(lane, group, outcome);
         }
@@ -339,20 +348,38 @@ public final class GroupCommit {
         for (Member member : group) {
             rows.add(member.row);
         }
-        BatchPlan plan = BatchPlanner.plan(leader.statement, rows, leader.table, null,
+        BatchPlan plan = BatchPlanner.plan(
+                leader.statement,
+                rows,
+                leader.table,
+                null,
                 BatchPlanner.Settings.of(session.config(), session.sessionFacts())
-                        .withMaxRowsPerStatement(Math.max(group.size(), session.config().maxRowsPerStatement())));
+                        .withMaxRowsPerStatement(
+                                Math.max(group.size(), session.config().maxRowsPerStatement())));
         if (plan.isFallback() || plan.statements().size() != 1) {
             return false; // only one statement is one implicit transaction
         }
         long start = System.nanoTime();
-        return Attempt.run(session, () -> {
-            BatchExecutor.Outcome outcome = BatchExecutor.run(session.delegate(), plan, rows,
-                    leader.statement.parameterCount(), leader.queryTimeoutSeconds);
-            session.stats().rewrite(REWRITE_KIND, rows.size(), 1, outcome.statementsSent(), outcome.roundTrips(),
-                    System.nanoTime() - start);
-            return true;
-        }, undone -> false); // rolled back with its implicit transaction: every member runs its own INSERT alone
+        return Attempt.run(
+                session,
+                () -> {
+                    BatchExecutor.Outcome outcome = BatchExecutor.run(
+                            session.delegate(),
+                            plan,
+                            rows,
+                            leader.statement.parameterCount(),
+                            leader.queryTimeoutSeconds);
+                    session.stats()
+                            .rewrite(
+                                    REWRITE_KIND,
+                                    rows.size(),
+                                    1,
+                                    outcome.statementsSent(),
+                                    outcome.roundTrips(),
+                                    System.nanoTime() - start);
+                    return true;
+                },
+                undone -> false); // rolled back with its implicit transaction: every member runs its own INSERT alone
     }
 
     /** Waits no longer than this for company (for tests and the property's unit). */

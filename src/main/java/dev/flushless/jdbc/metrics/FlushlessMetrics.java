@@ -42,16 +42,40 @@ public final class FlushlessMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        counter(registry, "flushless.statements.issued", "Statements the application issued", FlushlessStats::statementsIssued, Tags.empty());
-        counter(registry, "flushless.statements.sent", "Statements sent to the server", FlushlessStats::statementsSent, Tags.empty());
-        counter(registry, "flushless.round.trips", "Client round trips (estimated for batches run as sent)",
-                FlushlessStats::roundTrips, Tags.empty());
-        counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes without Flushless",
-                FlushlessStats::estimatedFlushesBefore, Tags.of("phase", "before"));
-        counter(registry, "flushless.flushes.estimated", "Estimated YugabyteDB flushes with Flushless",
-                FlushlessStats::estimatedFlushesAfter, Tags.of("phase", "after"));
-        Timer flush = Timer.builder("flushless.flush").description("Duration of coalesced batch executions")
-                .tags(tags).register(registry);
+        counter(
+                registry,
+                "flushless.statements.issued",
+                "Statements the application issued",
+                FlushlessStats::statementsIssued,
+                Tags.empty());
+        counter(
+                registry,
+                "flushless.statements.sent",
+                "Statements sent to the server",
+                FlushlessStats::statementsSent,
+                Tags.empty());
+        counter(
+                registry,
+                "flushless.round.trips",
+                "Client round trips (estimated for batches run as sent)",
+                FlushlessStats::roundTrips,
+                Tags.empty());
+        counter(
+                registry,
+                "flushless.flushes.estimated",
+                "Estimated YugabyteDB flushes without Flushless",
+                FlushlessStats::estimatedFlushesBefore,
+                Tags.of("phase", "before"));
+        counter(
+                registry,
+                "flushless.flushes.estimated",
+                "Estimated YugabyteDB flushes with Flushless",
+                FlushlessStats::estimatedFlushesAfter,
+                Tags.of("phase", "after"));
+        Timer flush = Timer.builder("flushless.flush")
+                .description("Duration of coalesced batch executions")
+                .tags(tags)
+                .register(registry);
         stats.addListener(new FlushlessStats.Listener() {
             @Override
             public void newKey(String family, String key) {
@@ -69,16 +93,32 @@ public final class FlushlessMetrics implements MeterBinder {
 
     private void keyed(MeterRegistry registry, String family, String key) {
         if ("rewrite".equals(family)) {
-            counter(registry, "flushless.rewrites", "Rows coalesced, by rewrite kind", s -> s.rewritten(key),
+            counter(
+                    registry,
+                    "flushless.rewrites",
+                    "Rows coalesced, by rewrite kind",
+                    s -> s.rewritten(key),
                     Tags.of("kind", key));
         } else {
-            counter(registry, "flushless.fallbacks", "Rows run as sent, by reason", s -> s.fellBack(key),
+            counter(
+                    registry,
+                    "flushless.fallbacks",
+                    "Rows run as sent, by reason",
+                    s -> s.fellBack(key),
                     Tags.of("reason", key));
         }
     }
 
-    private void counter(MeterRegistry registry, String name, String description,
-            java.util.function.ToDoubleFunction<FlushlessStats> value, Tags extra) {
-        FunctionCounter.builder(name, stats, value).description(description).tags(tags).tags(extra).register(registry);
+    private void counter(
+            MeterRegistry registry,
+            String name,
+            String description,
+            java.util.function.ToDoubleFunction<FlushlessStats> value,
+            Tags extra) {
+        FunctionCounter.builder(name, stats, value)
+                .description(description)
+                .tags(tags)
+                .tags(extra)
+                .register(registry);
     }
 }

@@ -17,8 +17,7 @@ public final class Rewriter {
     /** The column holding each row's 1-based position in the chunk. */
     public static final String ORDINAL = "flushless_ord";
 
-    private Rewriter() {
-    }
+    private Rewriter() {}
 
     /**
      * {@code INSERT ... VALUES (t)} as one statement inserting {@code rows} rows: the tuple {@code t} repeated.
@@ -80,7 +79,11 @@ public final class Rewriter {
     public static String insertChain(java.util.List<String> members) {
         StringBuilder out = new StringBuilder("WITH ");
         for (int i = 0; i < members.size(); i++) {
-            out.append(i > 0 ? ",\n" : "").append("flushless_s").append(i + 1).append(" AS (").append(members.get(i))
+            out.append(i > 0 ? ",\n" : "")
+                    .append("flushless_s")
+                    .append(i + 1)
+                    .append(" AS (")
+                    .append(members.get(i))
                     .append("\nRETURNING 1)");
         }
         StringBuilder check = new StringBuilder();
@@ -90,8 +93,14 @@ public final class Rewriter {
             check.append(i > 0 ? " AND " : "").append(count).append(" = CAST(? AS bigint)");
             counts.append(i > 0 ? ", " : "").append(count);
         }
-        return out.append("\nSELECT CASE WHEN ").append(check).append(" THEN 0 ELSE CAST('").append(COUNT_CHECK_MARKER)
-                .append(" buffered INSERTs: ' || concat_ws(', ', ").append(counts).append(") AS bigint) END").toString();
+        return out.append("\nSELECT CASE WHEN ")
+                .append(check)
+                .append(" THEN 0 ELSE CAST('")
+                .append(COUNT_CHECK_MARKER)
+                .append(" buffered INSERTs: ' || concat_ws(', ', ")
+                .append(counts)
+                .append(") AS bigint) END")
+                .toString();
     }
 
     /**
@@ -102,7 +111,10 @@ public final class Rewriter {
         StringBuilder out = new StringBuilder("unnest(");
         for (int p = 0; p < casts.length; p++) {
             if (nativeArrays != null && nativeArrays[p]) {
-                out.append(p > 0 ? ", " : "").append("CAST(? AS ").append(casts[p]).append("[])");
+                out.append(p > 0 ? ", " : "")
+                        .append("CAST(? AS ")
+                        .append(casts[p])
+                        .append("[])");
                 continue;
             }
             out.append(p > 0 ? ", " : "").append("CAST(? AS text[])");
@@ -132,15 +144,25 @@ public final class Rewriter {
      * As {@link #insertUnnest(StatementDescription, String[], String)}; {@code nativeArrays[p]} marks a
      * parameter sent as an array of its own type (integers) rather than as {@code text[]}.
      */
-    public static String insertUnnest(StatementDescription insert, String[] casts, boolean[] nativeArrays,
-            String returningSuffix) {
+    public static String insertUnnest(
+            StatementDescription insert, String[] casts, boolean[] nativeArrays, String returningSuffix) {
         String sql = insert.sql();
         StringBuilder out = new StringBuilder(sql.length() + casts.length * 48 + 128);
         out.append(sql, 0, insert.valuesStart()).append("SELECT ");
         for (int p = 0; p < casts.length; p++) {
-            out.append(p > 0 ? ", " : "").append(ROWS_ALIAS).append('.').append(COLUMN_PREFIX).append('p').append(p + 1);
+            out.append(p > 0 ? ", " : "")
+                    .append(ROWS_ALIAS)
+                    .append('.')
+                    .append(COLUMN_PREFIX)
+                    .append('p')
+                    .append(p + 1);
         }
-        out.append(" FROM ").append(unnestRows(casts, nativeArrays)).append(" ORDER BY ").append(ROWS_ALIAS).append('.').append(ORDINAL);
+        out.append(" FROM ")
+                .append(unnestRows(casts, nativeArrays))
+                .append(" ORDER BY ")
+                .append(ROWS_ALIAS)
+                .append('.')
+                .append(ORDINAL);
         out.append(sql, insert.tupleEnd(), insert.textEnd());
         if (returningSuffix != null) {
             out.append(returningSuffix);
@@ -165,7 +187,8 @@ public final class Rewriter {
      */
     public static String keyedDmlUnnestCounted(StatementDescription dml, String[] casts, boolean[] nativeArrays) {
         return "WITH flushless_dml AS (" + keyed(dml, " " + unnestRows(casts, nativeArrays) + " ")
-                + ")\nSELECT count(*), max(" + ORDINAL + "), CASE WHEN count(*) = max(" + ORDINAL + ") THEN NULL ELSE array_agg("
+                + ")\nSELECT count(*), max(" + ORDINAL + "), CASE WHEN count(*) = max(" + ORDINAL
+                + ") THEN NULL ELSE array_agg("
                 + ORDINAL + ") END FROM flushless_dml";
     }
 
@@ -209,12 +232,11 @@ public final class Rewriter {
     }
 
     /** A unique key (index or constraint) with a column the UPDATE sets: its columns, and whether NULLs are equal. */
-    public record UniqueCheck(java.util.List<String> columns, boolean nullsNotDistinct) {
-    }
+    public record UniqueCheck(java.util.List<String> columns, boolean nullsNotDistinct) {}
 
     /** Text in the error an in-order check raises, by which the driver recognises it. */
-    public static final String UNIQUE_ORDER_MARKER = "flushless: a coalesced UPDATE gives a row a unique value that a"
-            + " later row of the batch gives up";
+    public static final String UNIQUE_ORDER_MARKER =
+            "flushless: a coalesced UPDATE gives a row a unique value that a" + " later row of the batch gives up";
 
     /**
      * {@link #keyedDmlUnnest} for an UPDATE that sets a column of a unique key, made to fail (so that the batch is
@@ -230,18 +252,19 @@ public final class Rewriter {
      * ending with one value. Requires distinct keys in the batch (one wave), so that each table row is changed by at
      * most one batch row.
      */
-    public static String keyedUpdateInOrderUnnest(StatementDescription dml, String[] casts, boolean[] nativeArrays,
-            java.util.List<UniqueCheck> checks) {
+    public static String keyedUpdateInOrderUnnest(
+            StatementDescription dml, String[] casts, boolean[] nativeArrays, java.util.List<UniqueCheck> checks) {
         return keyedUpdateInOrder(dml, "SELECT * FROM " + unnestRows(casts, nativeArrays), checks);
     }
 
     /** {@link #keyedUpdateInOrderUnnest} with the rows as a VALUES list of {@code rows} rows (one array of ordinals back). */
-    public static String keyedUpdateInOrder(StatementDescription dml, int rows, String[] casts,
-            java.util.List<UniqueCheck> checks) {
+    public static String keyedUpdateInOrder(
+            StatementDescription dml, int rows, String[] casts, java.util.List<UniqueCheck> checks) {
         return keyedUpdateInOrder(dml, "SELECT * FROM" + valuesRows(rows, casts), checks);
     }
 
-    private static String keyedUpdateInOrder(StatementDescription dml, String rowsQuery, java.util.List<UniqueCheck> checks) {
+    private static String keyedUpdateInOrder(
+            StatementDescription dml, String rowsQuery, java.util.List<UniqueCheck> checks) {
         java.util.List<String> columns = new java.util.ArrayList<>();
         for (UniqueCheck check : checks) {
             for (String column : check.columns()) {
@@ -252,30 +275,41 @@ public final class Rewriter {
         }
         StringBuilder values = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
-            values.append(", ").append(quote(columns.get(i))).append(" AS ").append(COLUMN_PREFIX).append('u').append(i + 1);
+            values.append(", ")
+                    .append(quote(columns.get(i)))
+                    .append(" AS ")
+                    .append(COLUMN_PREFIX)
+                    .append('u')
+                    .append(i + 1);
         }
         StringBuilder clash = new StringBuilder();
         for (UniqueCheck check : checks) {
             StringBuilder now = new StringBuilder("(");
             StringBuilder before = new StringBuilder("(");
             for (int k = 0; k < check.columns().size(); k++) {
-                String u = COLUMN_PREFIX + "u" + (columns.indexOf(check.columns().get(k)) + 1);
+                String u =
+                        COLUMN_PREFIX + "u" + (columns.indexOf(check.columns().get(k)) + 1);
                 now.append(k > 0 ? ", " : "").append("flushless_new.").append(u);
                 before.append(k > 0 ? ", " : "").append("flushless_prior.").append(u);
             }
-            clash.append(clash.length() > 0 ? " OR " : "").append(now).append(check.nullsNotDistinct()
-                    ? ") IS NOT DISTINCT FROM " : ") = ").append(before).append(')');
+            clash.append(clash.length() > 0 ? " OR " : "")
+                    .append(now)
+                    .append(check.nullsNotDistinct() ? ") IS NOT DISTINCT FROM " : ") = ")
+                    .append(before)
+                    .append(')');
         }
         String target = dml.targetTable() + (dml.targetAlias() != null ? " AS " + dml.targetAlias() : "");
         return "WITH " + ROWS_ALIAS + " AS (" + rowsQuery + "),\n"
-                + "flushless_old AS (SELECT " + ROWS_ALIAS + "." + ORDINAL + values + " FROM " + target + ", " + ROWS_ALIAS
+                + "flushless_old AS (SELECT " + ROWS_ALIAS + "." + ORDINAL + values + " FROM " + target + ", "
+                + ROWS_ALIAS
                 + " " + whereText(dml) + "),\n"
                 + "flushless_dml AS (" + keyed(dml, " " + ROWS_ALIAS + " ") + values + ")\n"
                 + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('" + UNIQUE_ORDER_MARKER
                 + ", rows: ' || flushless_c.n AS bigint)] END\n"
                 + "FROM (SELECT CAST(array_agg(" + ORDINAL + ") AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
                 + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
-                + " ON flushless_prior." + ORDINAL + " > flushless_new." + ORDINAL + " AND (" + clash + ")) AS flushless_c";
+                + " ON flushless_prior." + ORDINAL + " > flushless_new." + ORDINAL + " AND (" + clash
+                + ")) AS flushless_c";
     }
 
     /** The WHERE clause of an UPDATE/DELETE, its parameters replaced by the rows' columns. */
@@ -304,7 +338,8 @@ public final class Rewriter {
             position = dml.parameterOffset(parameter) + 1;
         }
         out.append(sql, position, dml.whereStart());
-        out.append(dml.kind() == StatementDescription.Kind.UPDATE ? " FROM" : " USING").append(rowsTable);
+        out.append(dml.kind() == StatementDescription.Kind.UPDATE ? " FROM" : " USING")
+                .append(rowsTable);
         position = dml.whereStart();
         for (; parameter < parameters; parameter++) {
             out.append(sql, position, dml.parameterOffset(parameter)).append(column(parameter));
@@ -316,9 +351,8 @@ public final class Rewriter {
     }
 
     /** What the anti-join forms of {@code INSERT ... ON CONFLICT} need besides the statement. */
-    public record AntiJoin(String[] casts, boolean[] nativeArrays, String[] columnTypes, int[] keyParameters,
-            String[] keyColumns) {
-    }
+    public record AntiJoin(
+            String[] casts, boolean[] nativeArrays, String[] columnTypes, int[] keyParameters, String[] keyColumns) {}
 
     /** Text in the error an anti-join statement raises when its INSERT wrote other rows than it found missing. */
     public static final String ANTI_JOIN_CHECK_MARKER = COUNT_CHECK_MARKER + " an anti-join INSERT";
@@ -343,10 +377,16 @@ public final class Rewriter {
     public static String antiJoinDoNothing(StatementDescription insert, AntiJoin form) {
         StringBuilder out = antiJoinRows(insert, form);
         String keys = coercedKeys(form, "");
-        out.append(",\nflushless_n AS (SELECT flushless_c.*, row_number() OVER (PARTITION BY ").append(keys)
-                .append(" ORDER BY ").append(ORDINAL).append(") AS flushless_rn FROM flushless_c)");
-        out.append(",\nflushless_new AS (SELECT * FROM flushless_n n WHERE ").append(anyKeyNull(form, "n."))
-                .append(" OR n.flushless_rn = 1 AND NOT ").append(existing(form, "n.")).append(')');
+        out.append(",\nflushless_n AS (SELECT flushless_c.*, row_number() OVER (PARTITION BY ")
+                .append(keys)
+                .append(" ORDER BY ")
+                .append(ORDINAL)
+                .append(") AS flushless_rn FROM flushless_c)");
+        out.append(",\nflushless_new AS (SELECT * FROM flushless_n n WHERE ")
+                .append(anyKeyNull(form, "n."))
+                .append(" OR n.flushless_rn = 1 AND NOT ")
+                .append(existing(form, "n."))
+                .append(')');
         return finishAntiJoin(insert, form, out, "SELECT " + ORDINAL + " FROM flushless_new");
     }
 
@@ -367,21 +407,30 @@ public final class Rewriter {
         }
         out.append(" SET ").append(set).append(" FROM flushless_c WHERE ");
         for (int k = 0; k < form.keyColumns().length; k++) {
-            out.append(k > 0 ? " AND " : "").append(quote(form.keyColumns()[k])).append(" = flushless_c.")
+            out.append(k > 0 ? " AND " : "")
+                    .append(quote(form.keyColumns()[k]))
+                    .append(" = flushless_c.")
                     .append(coerced(form.keyParameters()[k]));
         }
         if (where != null) {
             out.append(" AND (").append(where).append(')');
         }
         out.append(" RETURNING flushless_c.").append(ORDINAL).append(')');
-        out.append(",\nflushless_new AS (SELECT * FROM flushless_c n WHERE NOT ").append(existing(form, "n.")).append(')');
+        out.append(",\nflushless_new AS (SELECT * FROM flushless_c n WHERE NOT ")
+                .append(existing(form, "n."))
+                .append(')');
         String keys = coercedKeys(form, "");
         // Keys must be distinct within the statement (the planner puts a repeated key in a later statement): a row
-        // changed twice by one UPDATE keeps one change silently. Checked here too, so a mismatch fails rather than lies.
-        String distinct = "NOT EXISTS (SELECT 1 FROM flushless_c WHERE NOT (" + anyKeyNull(form, "") + ") GROUP BY " + keys
-                + " HAVING count(*) > 1)";
-        return finishAntiJoin(insert, form, out, "SELECT " + ORDINAL + " FROM flushless_up UNION ALL SELECT " + ORDINAL
-                + " FROM flushless_new", distinct);
+        // changed twice by one UPDATE keeps one change silently. Checked here too, so a mismatch fails rather than
+        // lies.
+        String distinct = "NOT EXISTS (SELECT 1 FROM flushless_c WHERE NOT (" + anyKeyNull(form, "") + ") GROUP BY "
+                + keys + " HAVING count(*) > 1)";
+        return finishAntiJoin(
+                insert,
+                form,
+                out,
+                "SELECT " + ORDINAL + " FROM flushless_up UNION ALL SELECT " + ORDINAL + " FROM flushless_new",
+                distinct);
     }
 
     /** What replaces {@code EXCLUDED.column} for the column filled by parameter {@code parameter} (0-based). */
@@ -391,12 +440,24 @@ public final class Rewriter {
 
     private static StringBuilder antiJoinRows(StatementDescription insert, AntiJoin form) {
         String[] casts = form.casts();
-        StringBuilder out = new StringBuilder(512).append("WITH ").append(ROWS_ALIAS).append(" AS (SELECT * FROM ")
-                .append(unnestRows(casts, form.nativeArrays())).append(')');
+        StringBuilder out = new StringBuilder(512)
+                .append("WITH ")
+                .append(ROWS_ALIAS)
+                .append(" AS (SELECT * FROM ")
+                .append(unnestRows(casts, form.nativeArrays()))
+                .append(')');
         out.append(",\nflushless_c AS (SELECT ").append(ROWS_ALIAS).append(".*");
         for (int p = 0; p < casts.length; p++) {
-            out.append(", CAST(").append(ROWS_ALIAS).append('.').append(COLUMN_PREFIX).append('p').append(p + 1)
-                    .append(" AS ").append(form.columnTypes()[p]).append(") AS ").append(coerced(p));
+            out.append(", CAST(")
+                    .append(ROWS_ALIAS)
+                    .append('.')
+                    .append(COLUMN_PREFIX)
+                    .append('p')
+                    .append(p + 1)
+                    .append(" AS ")
+                    .append(form.columnTypes()[p])
+                    .append(") AS ")
+                    .append(coerced(p));
         }
         out.append(" FROM ").append(ROWS_ALIAS).append(')');
         // The existing keys, read in one go (YugabyteDB: batched index lookups, before anything is written).
@@ -405,18 +466,27 @@ public final class Rewriter {
             keyColumns.append(k > 0 ? ", " : "").append(quote(form.keyColumns()[k]));
         }
         boolean composite = form.keyColumns().length > 1;
-        out.append(",\nflushless_e AS (SELECT ").append(keyColumns).append(" FROM ").append(insert.targetTable())
-                .append(" WHERE ").append(composite ? "(" : "").append(keyColumns).append(composite ? ")" : "")
-                .append(" IN (SELECT ").append(coercedKeys(form, "")).append(" FROM flushless_c))");
+        out.append(",\nflushless_e AS (SELECT ")
+                .append(keyColumns)
+                .append(" FROM ")
+                .append(insert.targetTable())
+                .append(" WHERE ")
+                .append(composite ? "(" : "")
+                .append(keyColumns)
+                .append(composite ? ")" : "")
+                .append(" IN (SELECT ")
+                .append(coercedKeys(form, ""))
+                .append(" FROM flushless_c))");
         return out;
     }
 
-    private static String finishAntiJoin(StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals) {
+    private static String finishAntiJoin(
+            StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals) {
         return finishAntiJoin(insert, form, out, ordinals, null);
     }
 
-    private static String finishAntiJoin(StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals,
-            String extraCheck) {
+    private static String finishAntiJoin(
+            StatementDescription insert, AntiJoin form, StringBuilder out, String ordinals, String extraCheck) {
         String sql = insert.sql();
         out.append(",\nflushless_ins AS (").append(sql, 0, insert.valuesStart()).append("SELECT ");
         for (int p = 0; p < form.casts().length; p++) {
@@ -427,8 +497,12 @@ public final class Rewriter {
         if (extraCheck != null) {
             out.append(" AND ").append(extraCheck);
         }
-        out.append(" THEN (SELECT array_agg(flushless_o) FROM (").append(ordinals).append(") AS flushless_x(flushless_o))")
-                .append(" ELSE CAST('").append(ANTI_JOIN_CHECK_MARKER).append(" differ from the rows it found missing: '")
+        out.append(" THEN (SELECT array_agg(flushless_o) FROM (")
+                .append(ordinals)
+                .append(") AS flushless_x(flushless_o))")
+                .append(" ELSE CAST('")
+                .append(ANTI_JOIN_CHECK_MARKER)
+                .append(" differ from the rows it found missing: '")
                 .append(" || (SELECT count(*) FROM flushless_ins) AS bigint[]) END");
         return out.toString();
     }
@@ -437,8 +511,12 @@ public final class Rewriter {
     private static String existing(AntiJoin form, String qualifier) {
         StringBuilder out = new StringBuilder("EXISTS (SELECT 1 FROM flushless_e e WHERE ");
         for (int k = 0; k < form.keyColumns().length; k++) {
-            out.append(k > 0 ? " AND " : "").append("e.").append(quote(form.keyColumns()[k])).append(" = ")
-                    .append(qualifier).append(coerced(form.keyParameters()[k]));
+            out.append(k > 0 ? " AND " : "")
+                    .append("e.")
+                    .append(quote(form.keyColumns()[k]))
+                    .append(" = ")
+                    .append(qualifier)
+                    .append(coerced(form.keyParameters()[k]));
         }
         return out.append(')').toString();
     }
@@ -454,7 +532,10 @@ public final class Rewriter {
     private static String anyKeyNull(AntiJoin form, String qualifier) {
         StringBuilder out = new StringBuilder();
         for (int k = 0; k < form.keyParameters().length; k++) {
-            out.append(k > 0 ? " OR " : "").append(qualifier).append(coerced(form.keyParameters()[k])).append(" IS NULL");
+            out.append(k > 0 ? " OR " : "")
+                    .append(qualifier)
+                    .append(coerced(form.keyParameters()[k]))
+                    .append(" IS NULL");
         }
         return out.toString();
     }

@@ -32,8 +32,7 @@ import org.postgresql.core.TransactionState;
 final class CatalogQuery {
 
     /** One query of a lookup: its SQL with exactly one parameter, and how its rows are read. */
-    record Part(String sql, Object parameter, RowsReader reader) {
-    }
+    record Part(String sql, Object parameter, RowsReader reader) {}
 
     /** Reads one query's result set. */
     @FunctionalInterface
@@ -44,8 +43,7 @@ final class CatalogQuery {
     /** The savepoint that brackets a catalog query inside the application's transaction. */
     static final String SAVEPOINT = "flushless_catalog";
 
-    private CatalogQuery() {
-    }
+    private CatalogQuery() {}
 
     /** Runs {@code parts} through the pgjdbc connection {@code connection} in one round trip, holding no lock after. */
     static void run(Connection connection, List<Part> parts) throws SQLException {
@@ -91,7 +89,10 @@ final class CatalogQuery {
             sql.append(i > 0 ? ";\n" : "").append(parts.get(i).sql());
         }
         if (bracketed) {
-            sql.append(";\nROLLBACK TO SAVEPOINT ").append(SAVEPOINT).append(";\nRELEASE SAVEPOINT ").append(SAVEPOINT);
+            sql.append(";\nROLLBACK TO SAVEPOINT ")
+                    .append(SAVEPOINT)
+                    .append(";\nRELEASE SAVEPOINT ")
+                    .append(SAVEPOINT);
         }
         try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
             for (int i = 0; i < parts.size(); i++) {

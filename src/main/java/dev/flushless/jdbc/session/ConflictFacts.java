@@ -19,8 +19,12 @@ import java.util.Set;
  * @param columns every column, by name
  * @param uniqueIndexes every unique index of the table
  */
-public record ConflictFacts(String relkind, boolean inheritanceParent, boolean hasCheckConstraints,
-        Map<String, ColumnFacts> columns, List<UniqueIndex> uniqueIndexes) {
+public record ConflictFacts(
+        String relkind,
+        boolean inheritanceParent,
+        boolean hasCheckConstraints,
+        Map<String, ColumnFacts> columns,
+        List<UniqueIndex> uniqueIndexes) {
 
     /**
      * One column: its type modifier ({@code atttypmod}, -1 for none), its type with the modifier as a cast
@@ -29,18 +33,31 @@ public record ConflictFacts(String relkind, boolean inheritanceParent, boolean h
      * other than a few clock and UUID built-ins); {@code lengthLimitedDomain}: its type is a domain over a type with
      * a modifier (e.g. {@code varchar(5)}).
      */
-    public record ColumnFacts(String name, int typmod, String typeWithModifier, boolean notNull, boolean hasDefault,
-            boolean generated, boolean drawsFromSequence, boolean lengthLimitedDomain) {
-    }
+    public record ColumnFacts(
+            String name,
+            int typmod,
+            String typeWithModifier,
+            boolean notNull,
+            boolean hasDefault,
+            boolean generated,
+            boolean drawsFromSequence,
+            boolean lengthLimitedDomain) {}
 
     /**
      * One unique index: its name, its key columns in order ({@code null} entries for expressions), whether it is
      * checked immediately (not deferrable), valid, partial, on expressions, NULLS NOT DISTINCT, whether all its
      * collations are deterministic and all its operator classes the default ones.
      */
-    public record UniqueIndex(String name, List<String> columns, boolean immediate, boolean valid, boolean partial,
-            boolean expressions, boolean nullsNotDistinct, boolean deterministicCollations, boolean defaultOpclasses) {
-    }
+    public record UniqueIndex(
+            String name,
+            List<String> columns,
+            boolean immediate,
+            boolean valid,
+            boolean partial,
+            boolean expressions,
+            boolean nullsNotDistinct,
+            boolean deterministicCollations,
+            boolean defaultOpclasses) {}
 
     public ColumnFacts column(String name) {
         return columns.get(name);
@@ -54,7 +71,10 @@ public record ConflictFacts(String relkind, boolean inheritanceParent, boolean h
         Set<String> wanted = new HashSet<>(target);
         List<UniqueIndex> arbiters = new ArrayList<>();
         for (UniqueIndex index : uniqueIndexes) {
-            if (index.valid() && !index.partial() && !index.expressions() && index.columns().size() == wanted.size()
+            if (index.valid()
+                    && !index.partial()
+                    && !index.expressions()
+                    && index.columns().size() == wanted.size()
                     && new HashSet<>(index.columns()).equals(wanted)) {
                 arbiters.add(index);
             }

@@ -85,7 +85,8 @@ public final class ServerFacts {
         Boolean known = onConflictBatched;
         if (known == null) {
             try (Statement s = connection.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT current_setting('" + ON_CONFLICT_BATCH_SETTING + "', true)")) {
+                    ResultSet rs =
+                            s.executeQuery("SELECT current_setting('" + ON_CONFLICT_BATCH_SETTING + "', true)")) {
                 rs.next();
                 known = batchesOnConflict(rs.getString(1));
                 onConflictBatched = known;

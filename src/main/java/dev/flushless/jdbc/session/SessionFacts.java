@@ -9,8 +9,13 @@ import org.postgresql.core.BaseConnection;
  * binary transfer of dates and floats) or how SQL text must be read ({@code standard_conforming_strings}).
  * When the delegate is not pgjdbc these facts are unknown and rewrites that depend on them are not applied.
  */
-public record SessionFacts(boolean known, boolean stringVarchar, boolean binaryFloat4, boolean binaryDate,
-        boolean standardConformingStrings, boolean quoteReturningIdentifiers) {
+public record SessionFacts(
+        boolean known,
+        boolean stringVarchar,
+        boolean binaryFloat4,
+        boolean binaryDate,
+        boolean standardConformingStrings,
+        boolean quoteReturningIdentifiers) {
 
     /** Facts for a connection that is not pgjdbc: nothing is assumed. */
     public static final SessionFacts UNKNOWN = new SessionFacts(false, true, false, false, true, true);
@@ -55,8 +60,12 @@ public record SessionFacts(boolean known, boolean stringVarchar, boolean binaryF
                 return UNKNOWN;
             }
             BaseConnection pg = connection.unwrap(BaseConnection.class);
-            return new SessionFacts(true, pg.getStringVarcharFlag(), pg.binaryTransferSend(org.postgresql.core.Oid.FLOAT4),
-                    pg.binaryTransferSend(org.postgresql.core.Oid.DATE), pg.getStandardConformingStrings(),
+            return new SessionFacts(
+                    true,
+                    pg.getStringVarcharFlag(),
+                    pg.binaryTransferSend(org.postgresql.core.Oid.FLOAT4),
+                    pg.binaryTransferSend(org.postgresql.core.Oid.DATE),
+                    pg.getStandardConformingStrings(),
                     pg.getQueryExecutor().getQuoteReturningIdentifiers());
         } catch (SQLException | RuntimeException e) {
             return UNKNOWN;

@@ -6,11 +6,11 @@ import dev.flushless.jdbc.FallbackReason;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What one connection knows about the tables its batches write: whether a table is a plain table without
@@ -43,30 +43,71 @@ public final class TableCatalog {
      * other than a few clock and UUID built-ins): then {@code nextval}, {@code currval} and {@code lastval} depend
      * on whether a buffered INSERT into it ran before them.
      */
-    public record TableInfo(long oid, String kindProblem, String userCode, boolean cascades,
-            Map<String, ColumnInfo> columns, long[] family, boolean drawsFromSequences, List<UniqueKey> uniqueKeys,
-            String uniquenessNotModelled, long[] reach, List<ForeignKey> references, List<ForeignKey> referencedBy) {
+    public record TableInfo(
+            long oid,
+            String kindProblem,
+            String userCode,
+            boolean cascades,
+            Map<String, ColumnInfo> columns,
+            long[] family,
+            boolean drawsFromSequences,
+            List<UniqueKey> uniqueKeys,
+            String uniquenessNotModelled,
+            long[] reach,
+            List<ForeignKey> references,
+            List<ForeignKey> referencedBy) {
 
         /** A table without foreign keys either way (tests and the explain tool's offline catalog). */
-        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
-                long[] family, boolean drawsFromSequences, List<UniqueKey> uniqueKeys, String uniquenessNotModelled) {
-            this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, uniqueKeys,
-                    uniquenessNotModelled, family, List.of(), List.of());
+        public TableInfo(
+                long oid,
+                String kindProblem,
+                String userCode,
+                boolean cascades,
+                Map<String, ColumnInfo> columns,
+                long[] family,
+                boolean drawsFromSequences,
+                List<UniqueKey> uniqueKeys,
+                String uniquenessNotModelled) {
+            this(
+                    oid,
+                    kindProblem,
+                    userCode,
+                    cascades,
+                    columns,
+                    family,
+                    drawsFromSequences,
+                    uniqueKeys,
+                    uniquenessNotModelled,
+                    family,
+                    List.of(),
+                    List.of());
         }
 
         /** A table known only by its columns (the explain tool's offline catalog). */
-        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
+        public TableInfo(
+                long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns) {
             this(oid, kindProblem, userCode, cascades, columns, new long[] {oid}, true);
         }
 
-        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
+        public TableInfo(
+                long oid,
+                String kindProblem,
+                String userCode,
+                boolean cascades,
+                Map<String, ColumnInfo> columns,
                 long[] family) {
             this(oid, kindProblem, userCode, cascades, columns, family, true);
         }
 
         /** A table without unique indexes (tests and the explain tool's offline catalog). */
-        public TableInfo(long oid, String kindProblem, String userCode, boolean cascades, Map<String, ColumnInfo> columns,
-                long[] family, boolean drawsFromSequences) {
+        public TableInfo(
+                long oid,
+                String kindProblem,
+                String userCode,
+                boolean cascades,
+                Map<String, ColumnInfo> columns,
+                long[] family,
+                boolean drawsFromSequences) {
             this(oid, kindProblem, userCode, cascades, columns, family, drawsFromSequences, List.of(), null);
         }
 
@@ -77,7 +118,8 @@ public final class TableCatalog {
          */
         public boolean atMostOneRow(java.util.Collection<String> columns) {
             if (family.length != 1) {
-                return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not cover
+                return false; // an UPDATE or DELETE of a parent also reaches its children, which its indexes do not
+                // cover
             }
             for (UniqueKey key : uniqueKeys) {
                 if (key.enforced() && columns.containsAll(key.columns())) {
@@ -171,7 +213,8 @@ public final class TableCatalog {
 
         /** Why the table is a barrier, or {@code null}; {@code trustTriggers} ignores triggers, rules and RLS. */
         public Fallback barrier(boolean trustTriggers) {
-            return kindProblem != null ? FallbackReason.TABLE_NOT_PLAIN.because(kindProblem)
+            return kindProblem != null
+                    ? FallbackReason.TABLE_NOT_PLAIN.because(kindProblem)
                     : trustTriggers || userCode == null ? null : FallbackReason.TRIGGERS.because(userCode);
         }
     }
@@ -182,18 +225,14 @@ public final class TableCatalog {
      * a key at any time ({@code enforced}: valid, not partial, checked immediately). A partial index is still listed:
      * for the order of unique checks, treating it as covering every row only makes the driver more careful.
      */
-    public record UniqueKey(List<String> columns, boolean nullsNotDistinct, boolean enforced) {
-    }
-
+    public record UniqueKey(List<String> columns, boolean nullsNotDistinct, boolean enforced) {}
 
     /**
      * One foreign key seen from this table: {@code columns} are this table's side (the referencing columns of a key
      * in {@link TableInfo#references}, the referenced ones of a key in {@link TableInfo#referencedBy}),
      * {@code otherColumns} the other side's in the same order, {@code otherTable} the other side's oid.
      */
-    public record ForeignKey(long otherTable, List<String> columns, List<String> otherColumns) {
-    }
-
+    public record ForeignKey(long otherTable, List<String> columns, List<String> otherColumns) {}
 
     /**
      * Whether the default expression of the {@code pg_attrdef} row {@code ad} draws from a sequence: it calls a function
@@ -239,7 +278,8 @@ public final class TableCatalog {
             + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
             + "          AND pc.relrowsecurity),"
             + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
-            // collisdeterministic is PostgreSQL 12+ (YugabyteDB releases based on PostgreSQL 11 lack it: all deterministic)
+            // collisdeterministic is PostgreSQL 12+ (YugabyteDB releases based on PostgreSQL 11 lack it: all
+            // deterministic)
             + "  coalesce((SELECT (to_jsonb(co) ->> 'collisdeterministic')::boolean FROM pg_catalog.pg_collation co"
             + "            WHERE co.oid = a.attcollation), true),"
             + "  (SELECT array_agg(relid::bigint) FROM tree),"
@@ -265,14 +305,15 @@ public final class TableCatalog {
             // the tables whose rows a write to this one can change (its family and their ancestors), then its foreign
             // keys each way: the other table's oid, U+001E, this side's columns, U+001E, the other side's
             + "  (SELECT array_agg(relid::bigint) FROM up),"
-            + "  ARRAY(SELECT fk.confrelid::bigint || chr(30) || " + keyNames("con") + " || chr(30) || " + keyNames("conf")
+            + "  ARRAY(SELECT fk.confrelid::bigint || chr(30) || " + keyNames("con") + " || chr(30) || "
+            + keyNames("conf")
             + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.conrelid IN (SELECT relid FROM tree)),"
-            + "  ARRAY(SELECT fk.conrelid::bigint || chr(30) || " + keyNames("conf") + " || chr(30) || " + keyNames("con")
+            + "  ARRAY(SELECT fk.conrelid::bigint || chr(30) || " + keyNames("conf") + " || chr(30) || "
+            + keyNames("con")
             + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN (SELECT relid FROM tree))"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
-
 
     /** Columns and table facts for {@link ConflictFacts} (catalog columns of later releases read through to_jsonb). */
     private static final String CONFLICT_COLUMNS = "SELECT c.relkind::text,"
@@ -354,31 +395,55 @@ public final class TableCatalog {
         boolean[] parentAndChecks = new boolean[2];
         Map<String, ConflictFacts.ColumnFacts> columns = new LinkedHashMap<>();
         List<ConflictFacts.UniqueIndex> indexes = new ArrayList<>();
-        CatalogQuery.run(connection, List.of(new CatalogQuery.Part(CONFLICT_COLUMNS, oid, rs -> {
-            while (rs.next()) {
-                relkind[0] = rs.getString(1);
-                parentAndChecks[0] = rs.getBoolean(2);
-                parentAndChecks[1] = rs.getBoolean(3);
-                String name = rs.getString(4);
-                columns.put(name, new ConflictFacts.ColumnFacts(name, rs.getInt(5), rs.getString(6), rs.getBoolean(7),
-                        rs.getBoolean(8), rs.getBoolean(9), rs.getBoolean(10), rs.getBoolean(11)));
-            }
-        }), new CatalogQuery.Part(CONFLICT_INDEXES, oid, rs -> {
-            while (rs.next()) {
-                List<String> names = new ArrayList<>();
-                java.sql.Array array = rs.getArray(7);
-                if (array != null) {
-                    for (Object name : (Object[]) array.getArray()) {
-                        names.add((String) name);
-                    }
-                }
-                indexes.add(new ConflictFacts.UniqueIndex(rs.getString(1), java.util.Collections.unmodifiableList(names),
-                        rs.getBoolean(2), rs.getBoolean(3), rs.getBoolean(4), rs.getBoolean(5), rs.getBoolean(6),
-                        rs.getBoolean(8), rs.getBoolean(9)));
-            }
-        })));
-        return new ConflictFacts(relkind[0] == null ? "?" : relkind[0], parentAndChecks[0], parentAndChecks[1],
-                Map.copyOf(columns), List.copyOf(indexes));
+        CatalogQuery.run(
+                connection,
+                List.of(
+                        new CatalogQuery.Part(CONFLICT_COLUMNS, oid, rs -> {
+                            while (rs.next()) {
+                                relkind[0] = rs.getString(1);
+                                parentAndChecks[0] = rs.getBoolean(2);
+                                parentAndChecks[1] = rs.getBoolean(3);
+                                String name = rs.getString(4);
+                                columns.put(
+                                        name,
+                                        new ConflictFacts.ColumnFacts(
+                                                name,
+                                                rs.getInt(5),
+                                                rs.getString(6),
+                                                rs.getBoolean(7),
+                                                rs.getBoolean(8),
+                                                rs.getBoolean(9),
+                                                rs.getBoolean(10),
+                                                rs.getBoolean(11)));
+                            }
+                        }),
+                        new CatalogQuery.Part(CONFLICT_INDEXES, oid, rs -> {
+                            while (rs.next()) {
+                                List<String> names = new ArrayList<>();
+                                java.sql.Array array = rs.getArray(7);
+                                if (array != null) {
+                                    for (Object name : (Object[]) array.getArray()) {
+                                        names.add((String) name);
+                                    }
+                                }
+                                indexes.add(new ConflictFacts.UniqueIndex(
+                                        rs.getString(1),
+                                        java.util.Collections.unmodifiableList(names),
+                                        rs.getBoolean(2),
+                                        rs.getBoolean(3),
+                                        rs.getBoolean(4),
+                                        rs.getBoolean(5),
+                                        rs.getBoolean(6),
+                                        rs.getBoolean(8),
+                                        rs.getBoolean(9)));
+                            }
+                        })));
+        return new ConflictFacts(
+                relkind[0] == null ? "?" : relkind[0],
+                parentAndChecks[0],
+                parentAndChecks[1],
+                Map.copyOf(columns),
+                List.copyOf(indexes));
     }
 
     /** Forgets everything (after DDL or a session change through the connection). */
@@ -435,10 +500,14 @@ public final class TableCatalog {
                     oid = rs.getLong(1);
                     cascades = rs.getBoolean(3);
                     String relkind = rs.getString(2);
-                    kindProblem = "r".equals(relkind) || "p".equals(relkind) ? null
+                    kindProblem = "r".equals(relkind) || "p".equals(relkind)
+                            ? null
                             : "target is not a plain table (relkind " + relkind + ")";
-                    userCode = rs.getBoolean(4) ? "table has user triggers" : rs.getBoolean(5) ? "table has rules"
-                            : rs.getBoolean(6) ? "table has row-level security" : null;
+                    userCode = rs.getBoolean(4)
+                            ? "table has user triggers"
+                            : rs.getBoolean(5)
+                                    ? "table has rules"
+                                    : rs.getBoolean(6) ? "table has row-level security" : null;
                     java.sql.Array members = rs.getArray(11);
                     if (members != null) {
                         Object[] oids = (Object[]) members.getArray();
@@ -472,9 +541,13 @@ public final class TableCatalog {
                 if (name != null) {
                     int typmod = rs.getInt(13);
                     int typeOid = rs.getInt(8);
-                    boolean limited = (typeOid == org.postgresql.core.Oid.VARCHAR || typeOid == org.postgresql.core.Oid.BPCHAR) && typmod > 4;
-                    columns.put(name, new ColumnInfo(name, typeOid, rs.getString(9), rs.getBoolean(10),
-                            limited ? typmod - 4 : -1));
+                    boolean limited =
+                            (typeOid == org.postgresql.core.Oid.VARCHAR || typeOid == org.postgresql.core.Oid.BPCHAR)
+                                    && typmod > 4;
+                    columns.put(
+                            name,
+                            new ColumnInfo(
+                                    name, typeOid, rs.getString(9), rs.getBoolean(10), limited ? typmod - 4 : -1));
                 }
             }
         }
@@ -483,11 +556,22 @@ public final class TableCatalog {
             List<UniqueKey> uniqueKeys = new ArrayList<>();
             for (String index : uniqueIndexes) {
                 String[] parts = index.split("\u001f");
-                uniqueKeys.add(new UniqueKey(List.of(parts).subList(1, parts.length), parts[0].charAt(0) == 'N',
-                        parts[0].charAt(1) == 'E'));
+                uniqueKeys.add(new UniqueKey(
+                        List.of(parts).subList(1, parts.length), parts[0].charAt(0) == 'N', parts[0].charAt(1) == 'E'));
             }
-            return new TableInfo(oid, kindProblem, userCode, cascades, Map.copyOf(columns), family, drawsFromSequences,
-                    List.copyOf(uniqueKeys), uniquenessNotModelled, reach, references, referencedBy);
+            return new TableInfo(
+                    oid,
+                    kindProblem,
+                    userCode,
+                    cascades,
+                    Map.copyOf(columns),
+                    family,
+                    drawsFromSequences,
+                    List.copyOf(uniqueKeys),
+                    uniquenessNotModelled,
+                    reach,
+                    references,
+                    referencedBy);
         }
     }
 }

@@ -54,25 +54,32 @@ public final class FlushlessDriverClassNames extends PropertySource<Object> {
      * uses when its own is not set ({@code null}: none), and a property whose presence means Boot gives the
      * consumer no driver class at all ({@code null}: none).
      */
-    record Consumer(String urlProperty, String driverProperty, String inheritedUrlProperty, String excludedIf) {
-    }
+    record Consumer(String urlProperty, String driverProperty, String inheritedUrlProperty, String excludedIf) {}
 
     static final List<Consumer> CONSUMERS = List.of(
             // DataSourceProperties: DataSourceAutoConfiguration's pool gets determineDriverClassName().
             new Consumer("spring.datasource.url", "spring.datasource.driver-class-name", null, null),
             // The pool beans are bound to their own prefix after Boot built them, which may override both.
             // HikariCP refuses a driver class beside a dataSourceClassName, so none is given then.
-            new Consumer("spring.datasource.hikari.jdbc-url", "spring.datasource.hikari.driver-class-name",
-                    "spring.datasource.url", "spring.datasource.hikari.data-source-class-name"),
-            new Consumer("spring.datasource.dbcp2.url", "spring.datasource.dbcp2.driver-class-name",
-                    "spring.datasource.url", null),
-            new Consumer("spring.datasource.tomcat.url", "spring.datasource.tomcat.driver-class-name",
-                    "spring.datasource.url", null),
+            new Consumer(
+                    "spring.datasource.hikari.jdbc-url",
+                    "spring.datasource.hikari.driver-class-name",
+                    "spring.datasource.url",
+                    "spring.datasource.hikari.data-source-class-name"),
+            new Consumer(
+                    "spring.datasource.dbcp2.url",
+                    "spring.datasource.dbcp2.driver-class-name",
+                    "spring.datasource.url",
+                    null),
+            new Consumer(
+                    "spring.datasource.tomcat.url",
+                    "spring.datasource.tomcat.driver-class-name",
+                    "spring.datasource.url",
+                    null),
             // FlywayProperties, LiquibaseProperties: their own data source when their url is set, else a copy of
             // the application's (their driver-class-name then still applies when their user is set).
             new Consumer("spring.flyway.url", "spring.flyway.driver-class-name", "spring.datasource.url", null),
-            new Consumer("spring.liquibase.url", "spring.liquibase.driver-class-name", "spring.datasource.url",
-                    null));
+            new Consumer("spring.liquibase.url", "spring.liquibase.driver-class-name", "spring.datasource.url", null));
 
     private static final Log LOG = LogFactory.getLog(FlushlessDriverClassNames.class);
 
@@ -164,8 +171,10 @@ public final class FlushlessDriverClassNames extends PropertySource<Object> {
             if (!DELEGATE_DRIVERS.contains(chosen.trim())) {
                 return null; // FlushlessDriver itself, or a driver class the application chose on purpose
             }
-            log(consumer, "replaces " + chosen.trim() + ", which does not accept " + FlushlessDriver.URL_PREFIX
-                    + " URLs", true);
+            log(
+                    consumer,
+                    "replaces " + chosen.trim() + ", which does not accept " + FlushlessDriver.URL_PREFIX + " URLs",
+                    true);
             return FLUSHLESS_DRIVER;
         }
         if (!hasText(ownUrl)) {

@@ -16,13 +16,15 @@ import org.springframework.context.annotation.Bean;
  * <p>Ordered after Boot's metrics auto-configurations (Boot 3: {@code org.springframework.boot.actuate...};
  * Boot 4: {@code org.springframework.boot.micrometer.metrics...}), which create the registries.
  */
-@AutoConfiguration(afterName = {
-    "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-    "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-    "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
-@ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry",
-    "io.micrometer.core.instrument.binder.MeterBinder"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
+        })
+@ConditionalOnClass(
+        name = {"io.micrometer.core.instrument.MeterRegistry", "io.micrometer.core.instrument.binder.MeterBinder"})
 @ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
 public class FlushlessMetricsAutoConfiguration {
 

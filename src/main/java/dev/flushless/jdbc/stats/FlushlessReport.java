@@ -20,8 +20,15 @@ import java.util.Map;
  * @param rewrites rows coalesced, by rewrite kind
  * @param fallbacks rows run as sent, by reason
  */
-public record FlushlessReport(long statementsIssued, long statementsSent, long roundTrips, long estimatedFlushesBefore,
-        long estimatedFlushesAfter, long coalescedRuns, long coalescedNanos, Map<String, Long> rewrites,
+public record FlushlessReport(
+        long statementsIssued,
+        long statementsSent,
+        long roundTrips,
+        long estimatedFlushesBefore,
+        long estimatedFlushesAfter,
+        long coalescedRuns,
+        long coalescedNanos,
+        Map<String, Long> rewrites,
         Map<String, Long> fallbacks) {
 
     public FlushlessReport {

@@ -96,8 +96,17 @@ public final class FlushlessStats {
      * trips, taking {@code nanos}.
      */
     public void rewrite(String kind, int rows, int statements, int sent, int trips, long nanos) {
-        rewrite(kind, rows, statements, sent, trips, nanos, Math.max(statements,
-                (rows + YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE - 1) / YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE));
+        rewrite(
+                kind,
+                rows,
+                statements,
+                sent,
+                trips,
+                nanos,
+                Math.max(
+                        statements,
+                        (rows + YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE - 1)
+                                / YugabyteFlushModel.DEFAULT_SESSION_MAX_BATCH_SIZE));
     }
 
     /**
@@ -253,8 +262,16 @@ public final class FlushlessStats {
 
     /** A consistent-enough snapshot of every counter. */
     public FlushlessReport report() {
-        return new FlushlessReport(statementsIssued.sum(), statementsSent.sum(), roundTrips.sum(), flushesBefore.sum(),
-                flushesAfter.sum(), coalescedRuns.sum(), coalescedNanos.sum(), rewrites(), fallbacks());
+        return new FlushlessReport(
+                statementsIssued.sum(),
+                statementsSent.sum(),
+                roundTrips.sum(),
+                flushesBefore.sum(),
+                flushesAfter.sum(),
+                coalescedRuns.sum(),
+                coalescedNanos.sum(),
+                rewrites(),
+                fallbacks());
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> counters) {

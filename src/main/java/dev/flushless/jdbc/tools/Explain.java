@@ -56,7 +56,8 @@ import java.util.regex.Pattern;
  */
 public final class Explain {
 
-    static final String USAGE = String.join("\n",
+    static final String USAGE = String.join(
+            "\n",
             "usage: explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL] [--full-sql] FILE|-",
             "",
             "Reads SQL statements (separated by ';') from FILE, or from stdin for '-', and prints how Flushless",
@@ -96,13 +97,15 @@ public final class Explain {
     private final FlushlessConfig config;
     /** pgjdbc's session facts: its defaults offline, the --url connection's own otherwise. */
     private final SessionFacts session;
+
     private final YugabyteFlushModel flushModel;
     /** The database of --url, or {@code null} offline. */
     private final Database database;
+
     private final Map<String, Long> oids = new HashMap<>();
 
-    private Explain(PrintStream out, int rows, Integer maxRows, boolean fullSql, Database database,
-            FlushlessConfig config) {
+    private Explain(
+            PrintStream out, int rows, Integer maxRows, boolean fullSql, Database database, FlushlessConfig config) {
         this.out = out;
         this.rows = rows;
         this.fullSql = fullSql;
@@ -110,9 +113,11 @@ public final class Explain {
         this.config = config;
         this.maxRows = maxRows != null ? maxRows : config.maxRowsPerStatement();
         this.session = database == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(database.connection());
-        this.flushModel = database == null ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT
+        this.flushModel = database == null
+                ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT
                 : ServerFacts.of(database.connection()).flushModel();
-        this.yugabyte = database != null && ServerFacts.of(database.connection()).yugabyte();
+        this.yugabyte =
+                database != null && ServerFacts.of(database.connection()).yugabyte();
         this.minBatchRows = config.minBatchRows(yugabyte);
     }
 
@@ -140,8 +145,7 @@ public final class Explain {
          * The transaction section's round trips and statements sent (BEGIN not counted; COMMIT and ROLLBACK counted,
          * {@code transactionControl} of them; guard savepoints counted).
          */
-        record Transaction(long roundTrips, long statementsSent, long transactionControl) {
-        }
+        record Transaction(long roundTrips, long statementsSent, long transactionControl) {}
     }
 
     /** Runs {@code explain} with {@code args}; returns the exit code. */
@@ -255,7 +259,8 @@ public final class Explain {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new UsageException(option + " must be a whole number from " + min + " to " + max + ", not '" + text + "'");
+        throw new UsageException(
+                option + " must be a whole number from " + min + " to " + max + ", not '" + text + "'");
     }
 
     private static String read(String file, InputStream in) throws UsageException {
@@ -279,8 +284,12 @@ public final class Explain {
             throw new UsageException("cannot read " + name + ": " + e.getMessage());
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new UsageException("cannot read " + name + ": not UTF-8 text");
         }
@@ -291,7 +300,11 @@ public final class Explain {
      * transaction that is rolled back on close, the driver's own {@link TableCatalog} over it (lock-free catalog
      * queries), and the flushless.* settings of a {@code jdbc:flushless:} URL (else the defaults). Nothing is written.
      */
-    private record Database(Connection opened, Connection connection, TableCatalog catalog, FlushlessConfig config,
+    private record Database(
+            Connection opened,
+            Connection connection,
+            TableCatalog catalog,
+            FlushlessConfig config,
             String description) {
 
         static Database open(String url) throws UsageException {
@@ -299,8 +312,8 @@ public final class Explain {
                 DriverManager.getDriver(url);
             } catch (SQLException e) {
                 // the URL is not repeated: it may hold a password
-                throw new UsageException("no driver accepts the --url (it must start with jdbc:postgresql: or"
-                        + " jdbc:flushless:)");
+                throw new UsageException(
+                        "no driver accepts the --url (it must start with jdbc:postgresql: or" + " jdbc:flushless:)");
             }
             Connection opened;
             try {
@@ -310,14 +323,15 @@ public final class Explain {
             }
             try {
                 FlushlessConfig config = opened.isWrapperFor(FlushlessConnection.class)
-                        ? opened.unwrap(FlushlessConnection.class).flushlessConfig() : FlushlessConfig.defaults();
+                        ? opened.unwrap(FlushlessConnection.class).flushlessConfig()
+                        : FlushlessConfig.defaults();
                 Connection connection = opened.isWrapperFor(org.postgresql.PGConnection.class)
-                        ? (Connection) opened.unwrap(org.postgresql.PGConnection.class) : opened;
+                        ? (Connection) opened.unwrap(org.postgresql.PGConnection.class)
+                        : opened;
                 // pgjdbc then opens every transaction with BEGIN READ ONLY: the server refuses any write
                 connection.setAutoCommit(false);
                 connection.setReadOnly(true);
-                String description = "database " + connection.getCatalog() + " ("
-                        + ServerFacts.of(connection) + ")";
+                String description = "database " + connection.getCatalog() + " (" + ServerFacts.of(connection) + ")";
                 return new Database(opened, connection, new TableCatalog(), config, description);
             } catch (SQLException | RuntimeException e) {
                 try {
@@ -377,25 +391,35 @@ public final class Explain {
         out.println("Flushless explain: " + items.size() + " statement" + (items.size() == 1 ? "" : "s") + " from "
                 + (file.equals("-") ? "stdin" : file));
         out.println("Settings: flushless.mode=" + mode + ", flushless.maxRowsPerStatement=" + maxRows
-                + ", flushless.minBatchRows=" + minBatchRows + (mode.equals("transaction")
-                        ? ", flushless.bufferFirstWrite=" + config.bufferFirstWrite() : "")
+                + ", flushless.minBatchRows=" + minBatchRows
+                + (mode.equals("transaction") ? ", flushless.bufferFirstWrite=" + config.bufferFirstWrite() : "")
                 + ", PreparedStatement batches of " + rows + " row" + (rows == 1 ? "" : "s") + ".");
         if (mode.equals("transaction")) {
             out.println("The batch sections and their summary come first (batches in autocommit run exactly as in");
-            out.println("  flushless.mode=batch); the section \"flushless.mode=transaction\" then runs the script as one");
+            out.println(
+                    "  flushless.mode=batch); the section \"flushless.mode=transaction\" then runs the script as one");
             out.println("  explicit transaction.");
         }
         if (database == null) {
-            out.println("Offline assumptions: every table is a plain table without triggers, rules or row-level security,");
-            out.println("  with the columns the statements name, typed text; parameters are bound with setString (a parameter");
-            out.println("  inside an expression such as col + ? with setLong), distinct per row. Casts and rewrite forms are");
-            out.println("  shown for these untyped (text) parameters and may differ with the real column types; a real");
-            out.println("  catalog (types whose equality is not modelled, triggers, views) can also turn a rewrite into a fallback.");
+            out.println(
+                    "Offline assumptions: every table is a plain table without triggers, rules or row-level security,");
+            out.println(
+                    "  with the columns the statements name, typed text; parameters are bound with setString (a parameter");
+            out.println(
+                    "  inside an expression such as col + ? with setLong), distinct per row. Casts and rewrite forms are");
+            out.println(
+                    "  shown for these untyped (text) parameters and may differ with the real column types; a real");
+            out.println(
+                    "  catalog (types whose equality is not modelled, triggers, views) can also turn a rewrite into a fallback.");
         } else {
-            out.println("Catalog: read from " + database.description() + " with the driver's own catalog queries, in a");
-            out.println("  read-only transaction that is rolled back (nothing is written; the script is not run); tables are");
-            out.println("  read as they are now, not as DDL earlier in the script would leave them. Parameters are bound with");
-            out.println("  setString (a parameter inside an expression such as col + ? with setLong), distinct per row.");
+            out.println(
+                    "Catalog: read from " + database.description() + " with the driver's own catalog queries, in a");
+            out.println(
+                    "  read-only transaction that is rolled back (nothing is written; the script is not run); tables are");
+            out.println(
+                    "  read as they are now, not as DDL earlier in the script would leave them. Parameters are bound with");
+            out.println(
+                    "  setString (a parameter inside an expression such as col + ? with setLong), distinct per row.");
         }
         if (items.isEmpty()) {
             out.println();
@@ -409,7 +433,8 @@ public final class Explain {
         long preparedFlushesAfter = 0;
         long otherStatements = 0;
         out.println();
-        out.println("== Each statement as a PreparedStatement batch of " + rows + " row" + (rows == 1 ? "" : "s") + " ==");
+        out.println(
+                "== Each statement as a PreparedStatement batch of " + rows + " row" + (rows == 1 ? "" : "s") + " ==");
         for (Item item : items) {
             out.println();
             String sql = item.description().sql();
@@ -427,10 +452,14 @@ public final class Explain {
             } else {
                 out.println("  coalesced: " + plan.rewriteKind());
             }
-            int trips = plan.isFallback() ? 0
-                    : BatchExecutor.roundTrips(plan.statements(), item.description().parameterCount(), true);
-            out.println("  statements: " + rows + " issued -> " + sent + " sent" + (plan.isFallback() || sent == 1 ? ""
-                    : trips == 1 ? " (in one round trip)" : " (in " + trips + " round trips)"));
+            int trips = plan.isFallback()
+                    ? 0
+                    : BatchExecutor.roundTrips(
+                            plan.statements(), item.description().parameterCount(), true);
+            out.println("  statements: " + rows + " issued -> " + sent + " sent"
+                    + (plan.isFallback() || sent == 1
+                            ? ""
+                            : trips == 1 ? " (in one round trip)" : " (in " + trips + " round trips)"));
             if (item.parameterless()) {
                 out.println("  (no parameters: the rewritten SQL is not shown here; the summary counts it once, as a"
                         + " member of a Statement batch below)");
@@ -490,8 +519,10 @@ public final class Explain {
         out.println("  statements: " + issued + " issued by the application -> " + sent + " sent by Flushless");
         out.println("  estimated YugabyteDB flushes: " + (preparedWritesIssued + chainIssued) + " before -> "
                 + (preparedFlushesAfter + chainFlushes) + " after");
-        out.println("  (model: every INSERT, UPDATE or DELETE statement waits for one flush, and one more per 3072 rows it");
-        out.println("  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
+        out.println(
+                "  (model: every INSERT, UPDATE or DELETE statement waits for one flush, and one more per 3072 rows it");
+        out.println(
+                "  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
         out.println("  ON CONFLICT; other statements and commits are not counted)");
         Tallies.Transaction transaction = mode.equals("transaction") ? explainTransaction(items) : null;
         return new Tallies(issued, sent, transaction);
@@ -500,14 +531,17 @@ public final class Explain {
     /** Prints one Statement batch; returns its plan (a fallback when it runs as sent). */
     private BatchPlan explainStatementBatch(List<Item> run) {
         out.println();
-        String members = run.size() == 1 ? "statement [" + run.get(0).number() + "]"
-                : "statements [" + run.get(0).number() + "] to [" + run.get(run.size() - 1).number() + "]";
+        String members = run.size() == 1
+                ? "statement [" + run.get(0).number() + "]"
+                : "statements [" + run.get(0).number() + "] to ["
+                        + run.get(run.size() - 1).number() + "]";
         dev.flushless.jdbc.Fallback single = Engine.sizeReason(run.size(), minBatchRows, "SQL texts");
         if (single != null) {
             out.println("Statement batch of " + members + ": not coalesced, runs as sent: " + single.text());
             return BatchPlan.fallback(single);
         }
-        List<StatementDescription> descriptions = run.stream().map(Item::description).toList();
+        List<StatementDescription> descriptions =
+                run.stream().map(Item::description).toList();
         Engine.Catalog catalog = batchCatalog(List.of());
         BatchPlan plan = Engine.planTexts(descriptions, catalog::lookup, BatchPlanner.Settings.of(config, session));
         if (plan.isFallback()) {
@@ -517,21 +551,27 @@ public final class Explain {
         }
         int trips = BatchExecutor.roundTrips(plan.statements(), 0, true);
         out.println("Statement batch of " + members + ": coalesced: " + plan.rewriteKind());
-        out.println("  statements: " + run.size() + " issued -> " + plan.statements().size() + " sent"
-                + (plan.statements().size() == 1 ? "" : trips == 1 ? " (in one round trip)" : " (in " + trips
-                        + " round trips)"));
+        out.println("  statements: " + run.size() + " issued -> "
+                + plan.statements().size() + " sent"
+                + (plan.statements().size() == 1
+                        ? ""
+                        : trips == 1 ? " (in one round trip)" : " (in " + trips + " round trips)"));
         int chain = 0;
         for (BatchPlan.Step step : plan.statements()) {
             StringBuilder numbers = new StringBuilder();
             for (int m : step.rows()) {
-                numbers.append(numbers.length() > 0 ? ", " : "").append('[').append(run.get(m).number()).append(']');
+                numbers.append(numbers.length() > 0 ? ", " : "")
+                        .append('[')
+                        .append(run.get(m).number())
+                        .append(']');
             }
             if (step.rows().length > 1) {
                 out.println("  chain " + (++chain) + " of " + numbers + ":");
                 out.println(indent(shown(step.sql()), "    "));
             } else {
                 StatementDescription member = descriptions.get(step.rows()[0]);
-                String why = member.chainReason() != null ? member.chainReason().text()
+                String why = member.chainReason() != null
+                        ? member.chainReason().text()
                         : "its neighbours write its table too (a group writes a table by INSERTs only, or by one"
                                 + " UPDATE or DELETE)";
                 out.println("  " + numbers + " alone, as written: " + why);
@@ -561,8 +601,11 @@ public final class Explain {
     /** What {@code sql} (a statement of the script) is to the transaction section. */
     static Boundary boundary(String sql) {
         String text = sql.substring(firstSignificant(sql, 0, sql.length()));
-        return BEGIN.matcher(text).matches() ? Boundary.BEGIN : COMMIT.matcher(text).matches() ? Boundary.COMMIT
-                : ROLLBACK.matcher(text).matches() ? Boundary.ROLLBACK : Boundary.NONE;
+        return BEGIN.matcher(text).matches()
+                ? Boundary.BEGIN
+                : COMMIT.matcher(text).matches()
+                        ? Boundary.COMMIT
+                        : ROLLBACK.matcher(text).matches() ? Boundary.ROLLBACK : Boundary.NONE;
     }
 
     /** Offline table identities of the transaction section: one OID per name, compared case-insensitively. */
@@ -584,7 +627,8 @@ public final class Explain {
         if (database != null) {
             return database.lookup(name);
         }
-        long oid = transactionOids.computeIfAbsent(tableKey(name == null ? "" : name), k -> 200_000L + transactionOids.size());
+        long oid = transactionOids.computeIfAbsent(
+                tableKey(name == null ? "" : name), k -> 200_000L + transactionOids.size());
         Map<String, ColumnInfo> info = new LinkedHashMap<>();
         for (String column : columns) {
             info.put(column, new ColumnInfo(column, 25, "text", true));
@@ -618,6 +662,7 @@ public final class Explain {
         long fusedCommits;
         /** Fused commits whose statements ran between an inline BEGIN and COMMIT (the COMMIT is in transactionEnds). */
         long inlineCommits;
+
         final Map<String, Long> flushes = new LinkedHashMap<>();
 
         void flush(String cause, int statements) {
@@ -651,15 +696,22 @@ public final class Explain {
     private Tallies.Transaction explainTransaction(List<Item> items) {
         out.println();
         out.println("== flushless.mode=transaction: the script as one explicit transaction ==");
-        out.println("setAutoCommit(false), then each statement executed once (with parameters: a PreparedStatement with");
-        out.println("every parameter set; without: a Statement), then commit(). BEGIN and COMMIT/END lines are taken as");
+        out.println(
+                "setAutoCommit(false), then each statement executed once (with parameters: a PreparedStatement with");
+        out.println(
+                "every parameter set; without: a Statement), then commit(). BEGIN and COMMIT/END lines are taken as");
         if (database == null) {
-            out.println("those calls, ROLLBACK as rollback(). Tables are compared by name (case-insensitively, schema left");
-            out.println("out) and assumed to be plain tables without identity columns or sequence defaults; a view, a table");
-            out.println("with triggers or a serial id left to its default would make it flush (or not buffer) more often.");
+            out.println(
+                    "those calls, ROLLBACK as rollback(). Tables are compared by name (case-insensitively, schema left");
+            out.println(
+                    "out) and assumed to be plain tables without identity columns or sequence defaults; a view, a table");
+            out.println(
+                    "with triggers or a serial id left to its default would make it flush (or not buffer) more often.");
         } else {
-            out.println("those calls, ROLLBACK as rollback(). Tables are read from the catalog, as the driver reads them:");
-            out.println("triggers, rules and row-level security (the INSERT runs as sent), views, inheritance and partitions,");
+            out.println(
+                    "those calls, ROLLBACK as rollback(). Tables are read from the catalog, as the driver reads them:");
+            out.println(
+                    "triggers, rules and row-level security (the INSERT runs as sent), views, inheritance and partitions,");
             out.println("identity columns and sequence defaults (sequence calls and rollback() send the buffer).");
         }
         TransactionTally tally = new TransactionTally();
@@ -700,9 +752,13 @@ public final class Explain {
                 + (tally.bareRollbacks > 0 ? tally.bareRollbacks + " ROLLBACK" : "");
         long bareTrips = tally.issued + bareEnds;
         long asIssued = tally.issued - tally.buffered;
-        long flushCount = tally.flushes.values().stream().mapToLong(Long::longValue).sum();
+        long flushCount =
+                tally.flushes.values().stream().mapToLong(Long::longValue).sum();
         StringBuilder causes = new StringBuilder();
-        tally.flushes.forEach((cause, n) -> causes.append(causes.length() == 0 ? "" : ", ").append(cause).append(' ').append(n));
+        tally.flushes.forEach((cause, n) -> causes.append(causes.length() == 0 ? "" : ", ")
+                .append(cause)
+                .append(' ')
+                .append(n));
         out.println();
         out.println("== Summary (flushless.mode=transaction) ==");
         say("statements issued: " + tally.issued + " (" + tally.buffered + " buffered, "
@@ -713,12 +769,17 @@ public final class Explain {
         say("round trips: bare pgjdbc " + bareTrips + " (" + tally.issued + " statements + " + ends
                 + ") -> flushless.mode=transaction " + tally.transactionTrips);
         say("statements sent (BEGIN not counted): bare pgjdbc " + bareTrips + " -> flushless.mode=transaction "
-                + tally.sent() + " (" + tally.flushStatements + " by flushes, " + (tally.guardStatements == 0 ? ""
-                        : tally.guardStatements + " guard SAVEPOINT/RELEASE, ") + asIssued + " as issued, "
-                + tally.transactionEnds + " COMMIT/ROLLBACK" + (tally.fusedCommits == 0 ? ""
+                + tally.sent() + " (" + tally.flushStatements + " by flushes, "
+                + (tally.guardStatements == 0 ? "" : tally.guardStatements + " guard SAVEPOINT/RELEASE, ") + asIssued
+                + " as issued, "
+                + tally.transactionEnds + " COMMIT/ROLLBACK"
+                + (tally.fusedCommits == 0
+                        ? ""
                         : "; " + plural(tally.fusedCommits, "commit") + " fused, without COMMIT")
-                + (tally.inlineCommits == 0 ? "" : "; " + plural(tally.inlineCommits, "commit") + " fused with an"
-                        + " inline BEGIN/COMMIT") + ")");
+                + (tally.inlineCommits == 0
+                        ? ""
+                        : "; " + plural(tally.inlineCommits, "commit") + " fused with an" + " inline BEGIN/COMMIT")
+                + ")");
         return new Tallies.Transaction(tally.transactionTrips, tally.sent(), tally.transactionEnds);
     }
 
@@ -751,16 +812,22 @@ public final class Explain {
         if (lead == StatementDescription.Kind.INSERT) {
             String notBuffered = BufferRules.whyNotBufferable(d, List.<Bind[]>of(plain ? new Bind[0] : row), plain);
             TableInfo table = null;
-            if (notBuffered == null && BufferRules.firstWriteAsSent(config, yugabyte, d.targetTable(), 1,
-                    t -> !transactionTablesRead.contains(t) && transactionWrittenOnce.add(t))) {
-                notBuffered = dev.flushless.jdbc.FallbackReason.FIRST_WRITE.get().text()
-                        + ": its catalog facts are read at its second write";
+            if (notBuffered == null
+                    && BufferRules.firstWriteAsSent(
+                            config,
+                            yugabyte,
+                            d.targetTable(),
+                            1,
+                            t -> !transactionTablesRead.contains(t) && transactionWrittenOnce.add(t))) {
+                notBuffered =
+                        dev.flushless.jdbc.FallbackReason.FIRST_WRITE.get().text()
+                                + ": its catalog facts are read at its second write";
             }
             if (notBuffered == null) {
                 try {
                     table = transactionTable(d.targetTable(), d.insertColumns());
-                    dev.flushless.jdbc.Fallback barrier = table.insertBarrier(config.trustTriggers(),
-                            config.exactSequences());
+                    dev.flushless.jdbc.Fallback barrier =
+                            table.insertBarrier(config.trustTriggers(), config.exactSequences());
                     notBuffered = barrier == null ? null : barrier.text();
                 } catch (SQLException e) {
                     notBuffered = "its table's catalog facts could not be read (SQLState " + e.getSQLState() + ")";
@@ -775,30 +842,42 @@ public final class Explain {
         BufferRules.Tables tables = transactionTables();
         String notRideable = null;
         if (!txn.buffer.isEmpty() && lead.isWrite()) {
-            notRideable = BufferRules.whyNotRideable(d, row, config.exactSequences(),
-                    () -> BufferRules.mayDrawFromSequences(d, tables));
+            notRideable = BufferRules.whyNotRideable(
+                    d, row, config.exactSequences(), () -> BufferRules.mayDrawFromSequences(d, tables));
             if (notRideable == null) {
-                flush(txn, tally, "flush with it", "write riding along", "its update count is needed at once, so it"
-                        + " rides along with the buffer", d);
+                flush(
+                        txn,
+                        tally,
+                        "flush with it",
+                        "write riding along",
+                        "its update count is needed at once, so it" + " rides along with the buffer",
+                        d);
                 return;
             }
         }
         if (txn.buffer.isEmpty()) {
-            say(lead.isWrite() ? "runs as sent: nothing is buffered to send with it; 1 round trip"
-                    : "runs as sent: nothing is buffered; 1 round trip");
+            say(
+                    lead.isWrite()
+                            ? "runs as sent: nothing is buffered to send with it; 1 round trip"
+                            : "runs as sent: nothing is buffered; 1 round trip");
             sentAsIssued(txn, tally);
             return;
         }
-        BufferRules.Flush flush = BufferRules.beforeStatement(lead, lead == StatementDescription.Kind.SELECT ? d : null,
-                txn.buffer, tables);
+        BufferRules.Flush flush = BufferRules.beforeStatement(
+                lead, lead == StatementDescription.Kind.SELECT ? d : null, txn.buffer, tables);
         switch (flush) {
             case NONE: {
                 List<String> read = d.tablesRead();
                 tally.readsWithoutFlush++;
-                say("runs without flushing: " + (read.isEmpty() ? "reads no table"
-                        : "reads only " + String.join(", ", read) + ", none written by the buffer") + "; "
-                        + (txn.buffer.rows() == 1 ? "the buffered INSERT stays" : "the " + txn.buffer.rows()
-                                + " buffered INSERTs stay") + " buffered; 1 round trip");
+                say("runs without flushing: "
+                        + (read.isEmpty()
+                                ? "reads no table"
+                                : "reads only " + String.join(", ", read) + ", none written by the buffer")
+                        + "; "
+                        + (txn.buffer.rows() == 1
+                                ? "the buffered INSERT stays"
+                                : "the " + txn.buffer.rows() + " buffered INSERTs stay")
+                        + " buffered; 1 round trip");
                 if (database == null && d.callsSequenceFunctions()) {
                     say("(a sequence call: it flushes first when a buffered INSERT's table has an identity column or a"
                             + " default drawing from a sequence, e.g. a serial id the INSERT leaves out; assumed not"
@@ -808,16 +887,27 @@ public final class Explain {
                 return;
             }
             case UNANALYSABLE_READ:
-                flushFirst(txn, tally, "unanalysable read", "a read the analysis cannot bound (a view or user function,"
-                        + " a locking clause, text it does not parse, ...): it may read what the buffer wrote");
+                flushFirst(
+                        txn,
+                        tally,
+                        "unanalysable read",
+                        "a read the analysis cannot bound (a view or user function,"
+                                + " a locking clause, text it does not parse, ...): it may read what the buffer wrote");
                 return;
             case READ_OF_WRITTEN_TABLE:
-                flushFirst(txn, tally, "read of a written table", "reads " + String.join(", ", writtenTables(d, txn))
-                        + ", which the buffered INSERTs write");
+                flushFirst(
+                        txn,
+                        tally,
+                        "read of a written table",
+                        "reads " + String.join(", ", writtenTables(d, txn)) + ", which the buffered INSERTs write");
                 return;
             case SEQUENCE_CALL:
-                flushFirst(txn, tally, "sequence call", "a buffered INSERT may draw from a sequence, so nextval,"
-                        + " currval, lastval and setval wait for it");
+                flushFirst(
+                        txn,
+                        tally,
+                        "sequence call",
+                        "a buffered INSERT may draw from a sequence, so nextval,"
+                                + " currval, lastval and setval wait for it");
                 return;
             case WRITE:
                 flushFirst(txn, tally, "write that cannot ride along", notRideable);
@@ -845,8 +935,8 @@ public final class Explain {
     /** Buffers an INSERT, sending the buffer before or after it as the size bounds ({@link BufferRules}) say. */
     private void buffer(Item item, TableInfo table, Bind[] row, Txn txn, TransactionTally tally) {
         StatementDescription d = item.description();
-        BufferedWrite write = new BufferedWrite(d, table, List.<Bind[]>of(row == null ? new Bind[0] : row), row == null,
-                false);
+        BufferedWrite write =
+                new BufferedWrite(d, table, List.<Bind[]>of(row == null ? new Bind[0] : row), row == null, false);
         long maxRows = config.maxBufferedRows();
         long maxBytes = config.maxBufferedBytes();
         String bounds = "flushless.maxBufferedRows (" + maxRows + ") or flushless.maxBufferedBytes (" + maxBytes + ")";
@@ -882,7 +972,8 @@ public final class Explain {
      * the round trips. {@code label} is "flush first", "flush with it" ({@code rider}, a write whose update count is
      * needed, rides in the same round trip) or "then flush".
      */
-    private int flush(Txn txn, TransactionTally tally, String label, String cause, String why, StatementDescription rider) {
+    private int flush(
+            Txn txn, TransactionTally tally, String label, String cause, String why, StatementDescription rider) {
         int writes = txn.bufferedNumbers.size();
         List<BatchPlan.Step> steps = FlushPlanner.plan(txn.buffer.take(), session, maxRows);
         List<BatchPlan.Step> run = rider == null ? steps : FlushPlanner.withRider(steps, rider.sql(), rider);
@@ -926,18 +1017,37 @@ public final class Explain {
         if (!commit) {
             if (BufferRules.sendBeforeRollback(txn.buffer, false)) {
                 // as TransactionBuffering.rollback(): the ids bare pgjdbc's INSERTs drew are drawn here too
-                flush(txn, tally, "flush first", "before rollback()", "a buffered table draws ids from a sequence", null);
+                flush(
+                        txn,
+                        tally,
+                        "flush first",
+                        "before rollback()",
+                        "a buffered table draws ids from a sequence",
+                        null);
             }
             int discarded = txn.bufferedNumbers.size();
             txn.buffer.discard();
-            endAlone(txn, tally, "rollback(): " + (discarded == 0 ? "" : plural(discarded, "buffered INSERT") + " ("
-                    + numbers(txn.bufferedNumbers) + ") discarded unsent; ") + (txn.sent ? "ROLLBACK: 1 round trip"
-                            : "nothing of the transaction was sent: no round trip"));
+            endAlone(
+                    txn,
+                    tally,
+                    "rollback(): "
+                            + (discarded == 0
+                                    ? ""
+                                    : plural(discarded, "buffered INSERT") + " (" + numbers(txn.bufferedNumbers)
+                                            + ") discarded unsent; ")
+                            + (txn.sent
+                                    ? "ROLLBACK: 1 round trip"
+                                    : "nothing of the transaction was sent: no round trip"));
             return;
         }
         if (txn.buffer.isEmpty()) {
-            endAlone(txn, tally, "commit(): nothing buffered; " + (txn.sent ? "COMMIT: 1 round trip"
-                    : "nothing of the transaction was sent: no round trip"));
+            endAlone(
+                    txn,
+                    tally,
+                    "commit(): nothing buffered; "
+                            + (txn.sent
+                                    ? "COMMIT: 1 round trip"
+                                    : "nothing of the transaction was sent: no round trip"));
             return;
         }
         int writes = txn.bufferedNumbers.size();
@@ -952,20 +1062,20 @@ public final class Explain {
                     + plural(steps.size(), "statement") + " and COMMIT " + inTrips(trips));
             tally.transactionEnds++;
         } else if (trips == 1 && !BatchExecutor.inlineTransaction(steps, 0, true)) {
-            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
-                    "buffered INSERT") + " (" + numbers + ") run as one implicit transaction (no BEGIN, no COMMIT): "
+            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes, "buffered INSERT")
+                    + " (" + numbers + ") run as one implicit transaction (no BEGIN, no COMMIT): "
                     + plural(steps.size(), "statement") + " in one round trip, all committed or none");
             tally.fusedCommits++;
         } else if (trips == 1) {
-            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
-                    "buffered INSERT") + " (" + numbers + ") run as one transaction of their own, BEGIN and COMMIT in"
-                    + " the same execution (pgjdbc may send a Sync between statements): " + plural(steps.size(),
-                            "statement") + " in one round trip, all committed or none");
+            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes, "buffered INSERT")
+                    + " (" + numbers + ") run as one transaction of their own, BEGIN and COMMIT in"
+                    + " the same execution (pgjdbc may send a Sync between statements): "
+                    + plural(steps.size(), "statement") + " in one round trip, all committed or none");
             tally.inlineCommits++;
             tally.transactionEnds++;
         } else {
-            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes,
-                    "buffered INSERT") + " (" + numbers + ") run as one transaction of their own: "
+            say("commit(), fused: nothing of the transaction was sent yet, so the " + plural(writes, "buffered INSERT")
+                    + " (" + numbers + ") run as one transaction of their own: "
                     + plural(steps.size(), "statement") + " in more executions than one round trip carries, BEGIN with"
                     + " the first and COMMIT after the last: " + trips + " round trips, all committed or none");
             tally.transactionEnds++;
@@ -1051,8 +1161,13 @@ public final class Explain {
         }
         // a connection with the --url's (or the default) flushless.* settings, but --max-rows
         try {
-            return Engine.plan(d, batchRows(d, rows), batchCatalog(columnsNamed(d)), null,
-                    BatchPlanner.Settings.of(config, session).withMaxRowsPerStatement(maxRows), false);
+            return Engine.plan(
+                    d,
+                    batchRows(d, rows),
+                    batchCatalog(columnsNamed(d)),
+                    null,
+                    BatchPlanner.Settings.of(config, session).withMaxRowsPerStatement(maxRows),
+                    false);
         } catch (SQLException e) {
             throw new IllegalStateException(e); // only the text for generated keys throws, and none are asked for
         }

@@ -10,7 +10,8 @@ import java.util.Arrays;
  */
 public final class FlushlessMain {
 
-    static final String USAGE = String.join("\n",
+    static final String USAGE = String.join(
+            "\n",
             "usage: java -cp <flushless jar and its dependencies> dev.flushless.jdbc.tools.FlushlessMain <command> [options]",
             "",
             "commands:",
@@ -21,8 +22,7 @@ public final class FlushlessMain {
             "",
             "'explain --help' describes the explain options.");
 
-    private FlushlessMain() {
-    }
+    private FlushlessMain() {}
 
     public static void main(String[] args) {
         System.exit(run(args, System.in, System.out, System.err));

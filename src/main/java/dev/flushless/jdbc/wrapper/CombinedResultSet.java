@@ -109,7 +109,8 @@ final class CombinedResultSet extends WrappedResultSet {
 
     // Forward-only, as pgjdbc's generated keys are: the same error pgjdbc gives for these calls.
     private static SQLException forwardOnly() {
-        return Errors.asPgjdbc("Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
+        return Errors.asPgjdbc(
+                "Operation requires a scrollable ResultSet, but this ResultSet is FORWARD_ONLY.",
                 PSQLState.INVALID_CURSOR_STATE);
     }
 

@@ -36,7 +36,8 @@ public class WrappedDatabaseMetaData extends DatabaseMetaDataDelegation {
             return null;
         }
         Statement statement = resultSet.getStatement();
-        return statement == null ? new WrappedResultSet(resultSet, null)
+        return statement == null
+                ? new WrappedResultSet(resultSet, null)
                 : new WrappedStatement(statement, connection).wrap(resultSet);
     }
 

@@ -35,13 +35,17 @@ import java.util.List;
 public class WrappedPreparedStatement extends PreparedStatementDelegation implements Engine.RecordedBatch {
 
     /** Why a setter's value cannot be kept for a replay: recording stops for the current batch. */
-    private static final dev.flushless.jdbc.Fallback STREAM_OR_LOB = dev.flushless.jdbc.FallbackReason.STREAM_OR_LOB.get();
-    private static final dev.flushless.jdbc.Fallback UNKEPT_OBJECT = dev.flushless.jdbc.FallbackReason.UNKEPT_OBJECT.get();
+    private static final dev.flushless.jdbc.Fallback STREAM_OR_LOB =
+            dev.flushless.jdbc.FallbackReason.STREAM_OR_LOB.get();
+
+    private static final dev.flushless.jdbc.Fallback UNKEPT_OBJECT =
+            dev.flushless.jdbc.FallbackReason.UNKEPT_OBJECT.get();
 
     /** The SQL text the application prepared. */
     final String sql;
     /** Generated-key columns the application asked for ({@code {"*"}} for all), or {@code null}. */
     private final String[] keyColumns;
+
     private final StatementDescription.Kind leadingKind;
     /** Recorded setters and batch rows; {@code null} while the statement runs as sent. */
     private BatchRecorder recorder;
@@ -60,7 +64,8 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         this(delegate, connection, sql, null);
     }
 
-    WrappedPreparedStatement(PreparedStatement delegate, WrappedConnection connection, String sql, String[] keyColumns) {
+    WrappedPreparedStatement(
+            PreparedStatement delegate, WrappedConnection connection, String sql, String[] keyColumns) {
         super(delegate, connection);
         this.sql = sql;
         this.keyColumns = keyColumns;
@@ -119,8 +124,8 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     }
 
     private long answered(Engine.Decision decision) throws SQLException {
-        return acknowledge(engine.run(decision, sql, recorder.current(), prepared.getQueryTimeout(),
-                prepared::executeLargeUpdate));
+        return acknowledge(engine.run(
+                decision, sql, recorder.current(), prepared.getQueryTimeout(), prepared::executeLargeUpdate));
     }
 
     private static boolean asSent(Engine.Decision decision) {
@@ -195,7 +200,8 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
             Engine.BatchResult result = engine.batch(this, recorder.takeRows());
             BatchExecutor.Outcome outcome = result.outcome();
             if (outcome != null && !outcome.returned().isEmpty()) {
-                coalescedKeys = wroteNothing(outcome.counts()) ? noKeys(outcome)
+                coalescedKeys = wroteNothing(outcome.counts())
+                        ? noKeys(outcome)
                         : new CombinedResultSet(outcome.returned(), outcome.owners(), this);
             }
             return result.counts();

@@ -266,20 +266,23 @@ public class WrappedStatement extends StatementDelegation {
         List<String> texts = new ArrayList<>(batchTexts);
         batchTexts.clear();
         resultsFromPgjdbc();
-        return engine.textBatch(new Engine.TextBatch() {
-            @Override
-            public long[] runAsSent(List<String> asSent) throws SQLException {
-                for (String text : asSent) {
-                    delegate.addBatch(text);
-                }
-                return runInPgjdbc(large);
-            }
+        return engine.textBatch(
+                        new Engine.TextBatch() {
+                            @Override
+                            public long[] runAsSent(List<String> asSent) throws SQLException {
+                                for (String text : asSent) {
+                                    delegate.addBatch(text);
+                                }
+                                return runInPgjdbc(large);
+                            }
 
-            @Override
-            public int queryTimeoutSeconds() throws SQLException {
-                return delegate.getQueryTimeout();
-            }
-        }, texts).counts();
+                            @Override
+                            public int queryTimeoutSeconds() throws SQLException {
+                                return delegate.getQueryTimeout();
+                            }
+                        },
+                        texts)
+                .counts();
     }
 
     private long[] runInPgjdbc(boolean large) throws SQLException {
@@ -306,8 +309,10 @@ public class WrappedStatement extends StatementDelegation {
         try {
             return delegate.unwrap(org.postgresql.PGStatement.class);
         } catch (SQLException e) {
-            throw new IllegalStateException("Flushless: the statement underneath is not pgjdbc's (" + delegate.getClass()
-                    .getName() + "), so its PGStatement methods are not available.", e);
+            throw new IllegalStateException(
+                    "Flushless: the statement underneath is not pgjdbc's ("
+                            + delegate.getClass().getName() + "), so its PGStatement methods are not available.",
+                    e);
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.flushless.jdbc.yugabyte;
 
 import dev.flushless.jdbc.session.ServerFacts;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,8 +20,9 @@ public final class FollowerReads {
     private static final System.Logger LOG = System.getLogger("dev.flushless.jdbc");
 
     /** The settings changed, in this order. */
-    static final String[] SETTINGS = {"yb_read_from_followers", "yb_follower_read_staleness_ms",
-        "default_transaction_read_only"};
+    static final String[] SETTINGS = {
+        "yb_read_from_followers", "yb_follower_read_staleness_ms", "default_transaction_read_only"
+    };
 
     private final String[] names;
     private final String[] values;
@@ -48,9 +48,11 @@ public final class FollowerReads {
             return null;
         }
         if (!server.yugabyte()) {
-            LOG.log(System.Logger.Level.WARNING, "Flushless: flushless.followerReads=" + stalenessMs
-                    + " is ignored: the server is not YugabyteDB (it reports version " + server.version()
-                    + "); nothing is sent for it. Remove the setting for PostgreSQL connections.");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "Flushless: flushless.followerReads=" + stalenessMs
+                            + " is ignored: the server is not YugabyteDB (it reports version " + server.version()
+                            + "); nothing is sent for it. Remove the setting for PostgreSQL connections.");
             return null;
         }
         return new FollowerReads(stalenessMs);
@@ -65,8 +67,15 @@ public final class FollowerReads {
         StringBuilder current = new StringBuilder();
         StringBuilder set = new StringBuilder();
         for (int i = 0; i < names.length; i++) {
-            current.append(i > 0 ? ", " : "").append("current_setting(").append(literal(names[i])).append(")");
-            set.append(", set_config(").append(literal(names[i])).append(", ").append(literal(values[i])).append(", false)");
+            current.append(i > 0 ? ", " : "")
+                    .append("current_setting(")
+                    .append(literal(names[i]))
+                    .append(")");
+            set.append(", set_config(")
+                    .append(literal(names[i]))
+                    .append(", ")
+                    .append(literal(values[i]))
+                    .append(", false)");
         }
         return "SELECT o.*" + set + " FROM (SELECT " + current + " OFFSET 0) AS o";
     }
@@ -75,7 +84,10 @@ public final class FollowerReads {
     static String restoreSql(String[] names) {
         StringBuilder out = new StringBuilder("SELECT ");
         for (int i = 0; i < names.length; i++) {
-            out.append(i > 0 ? ", " : "").append("set_config(").append(literal(names[i])).append(", ?, false)");
+            out.append(i > 0 ? ", " : "")
+                    .append("set_config(")
+                    .append(literal(names[i]))
+                    .append(", ?, false)");
         }
         return out.toString();
     }
@@ -107,7 +119,7 @@ public final class FollowerReads {
             if (readOnly) {
                 String[] before = new String[names.length];
                 try (PreparedStatement ps = pgjdbc.prepareStatement(enableSql(names, values));
-                     ResultSet rs = ps.executeQuery()) {
+                        ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     for (int i = 0; i < before.length; i++) {
                         before[i] = rs.getString(i + 1);

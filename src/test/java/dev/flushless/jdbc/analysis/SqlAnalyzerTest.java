@@ -20,9 +20,11 @@ class SqlAnalyzerTest {
         StatementDescription d = describe("insert into \"My\".t (a, \"B\") values (?, ?::jsonb) -- note ?\n;");
         assertNull(d.fallbackReason());
         assertEquals(List.of("a", "B"), d.insertColumns());
-        assertEquals("insert into \"My\".t (a, \"B\") values (?, ?::jsonb), (?, ?::jsonb), (?, ?::jsonb)",
+        assertEquals(
+                "insert into \"My\".t (a, \"B\") values (?, ?::jsonb), (?, ?::jsonb), (?, ?::jsonb)",
                 Rewriter.insertValues(d, 3, null));
-        assertEquals("insert into \"My\".t (a, \"B\") values (?, ?::jsonb)\nRETURNING *",
+        assertEquals(
+                "insert into \"My\".t (a, \"B\") values (?, ?::jsonb)\nRETURNING *",
                 Rewriter.insertValues(d, 1, "\nRETURNING *"));
     }
 
@@ -31,16 +33,19 @@ class SqlAnalyzerTest {
         StatementDescription d = describe("INSERT INTO t (\"a?\", b) VALUES (?, '?') /* ? */");
         assertNull(d.fallbackReason());
         assertEquals(1, d.parameterCount());
-        assertEquals("INSERT INTO t (\"a?\", b) VALUES (?, '?'), (?, '?') /* ? */".replace(" /* ? */", ""),
+        assertEquals(
+                "INSERT INTO t (\"a?\", b) VALUES (?, '?'), (?, '?') /* ? */".replace(" /* ? */", ""),
                 Rewriter.insertValues(d, 2, null));
     }
 
     @Test
     void updateBecomesAJoinWithAVaulesListAndReturnsOrdinals() {
-        StatementDescription d = describe("UPDATE item SET name = ?, version = version + 1 WHERE id = ? AND version = ?");
+        StatementDescription d =
+                describe("UPDATE item SET name = ?, version = version + 1 WHERE id = ? AND version = ?");
         assertNull(d.fallbackReason());
         assertEquals(2, d.keys().size());
-        assertEquals("UPDATE item SET name = flushless_v.flushless_p1, version = version + 1  FROM (VALUES"
+        assertEquals(
+                "UPDATE item SET name = flushless_v.flushless_p1, version = version + 1  FROM (VALUES"
                         + " (1, CAST(? AS text), CAST(? AS integer), ?), (2, CAST(? AS text), CAST(? AS integer), ?))"
                         + " AS flushless_v(flushless_ord, flushless_p1, flushless_p2, flushless_p3) WHERE id ="
                         + " flushless_v.flushless_p2 AND version = flushless_v.flushless_p3 RETURNING flushless_v.flushless_ord",
@@ -51,13 +56,15 @@ class SqlAnalyzerTest {
     void arrayFormsKeepOneTextForAnyRowCount() {
         StatementDescription insert = describe("INSERT INTO t (a, b) VALUES (?, ?) ON CONFLICT (a) DO NOTHING");
         assertEquals(List.of("a", "b"), insert.parameterColumns());
-        assertEquals("INSERT INTO t (a, b) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2 FROM"
+        assertEquals(
+                "INSERT INTO t (a, b) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2 FROM"
                         + " unnest(CAST(? AS text[])::integer[], CAST(? AS text[])) WITH ORDINALITY AS"
                         + " flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord"
                         + " ON CONFLICT (a) DO NOTHING\nRETURNING \"a\"",
                 Rewriter.insertUnnest(insert, new String[] {"integer", "text"}, "\nRETURNING \"a\""));
         StatementDescription update = describe("UPDATE t SET v = ? WHERE id = ?");
-        assertEquals("WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
+        assertEquals(
+                "WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
                         + " unnest(CAST(? AS text[])::numeric[], CAST(? AS bigint[])) WITH ORDINALITY AS"
                         + " flushless_v(flushless_p1, flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p2"
                         + " RETURNING flushless_v.flushless_ord)\nSELECT array_agg(flushless_ord) FROM flushless_dml",
@@ -68,7 +75,8 @@ class SqlAnalyzerTest {
     @Test
     void keyedRowsCoveringAUniqueKeyReturnOrdinalsOnlyWhenNotAPrefix() {
         StatementDescription update = describe("UPDATE t SET v = ? WHERE id = ?");
-        assertEquals("WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
+        assertEquals(
+                "WITH flushless_dml AS (UPDATE t SET v = flushless_v.flushless_p1  FROM"
                         + " unnest(CAST(? AS integer[]), CAST(? AS bigint[])) WITH ORDINALITY AS"
                         + " flushless_v(flushless_p1, flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p2"
                         + " RETURNING flushless_v.flushless_ord)\nSELECT count(*), max(flushless_ord), CASE WHEN count(*) ="
@@ -79,17 +87,23 @@ class SqlAnalyzerTest {
     @Test
     void updateOfAUniqueColumnChecksTheBatchOrderInTheStatement() {
         StatementDescription update = describe("UPDATE t AS x SET code = ?, n = ? WHERE x.id = ?");
-        String sql = Rewriter.keyedUpdateInOrderUnnest(update, new String[] {"text", "integer", "bigint"},
-                new boolean[] {false, true, true}, List.of(new Rewriter.UniqueCheck(List.of("code"), false),
+        String sql = Rewriter.keyedUpdateInOrderUnnest(
+                update,
+                new String[] {"text", "integer", "bigint"},
+                new boolean[] {false, true, true},
+                List.of(
+                        new Rewriter.UniqueCheck(List.of("code"), false),
                         new Rewriter.UniqueCheck(List.of("n", "code"), true)));
-        assertEquals("WITH flushless_v AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS bigint[]))"
+        assertEquals(
+                "WITH flushless_v AS (SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS bigint[]))"
                         + " WITH ORDINALITY AS flushless_v(flushless_p1, flushless_p2, flushless_p3, flushless_ord)),\n"
                         + "flushless_old AS (SELECT flushless_v.flushless_ord, \"code\" AS flushless_u1, \"n\" AS flushless_u2"
                         + " FROM t AS x, flushless_v WHERE x.id = flushless_v.flushless_p3),\n"
                         + "flushless_dml AS (UPDATE t AS x SET code = flushless_v.flushless_p1, n = flushless_v.flushless_p2"
                         + "  FROM flushless_v WHERE x.id = flushless_v.flushless_p3 RETURNING flushless_v.flushless_ord,"
                         + " \"code\" AS flushless_u1, \"n\" AS flushless_u2)\n"
-                        + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('" + Rewriter.UNIQUE_ORDER_MARKER
+                        + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('"
+                        + Rewriter.UNIQUE_ORDER_MARKER
                         + ", rows: ' || flushless_c.n AS bigint)] END\n"
                         + "FROM (SELECT CAST(array_agg(flushless_ord) AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
                         + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
@@ -103,7 +117,8 @@ class SqlAnalyzerTest {
     void deleteBecomesUsing() {
         StatementDescription d = describe("DELETE FROM t AS x WHERE x.id = ?");
         assertNull(d.fallbackReason());
-        assertEquals("DELETE FROM t AS x  USING (VALUES (1, CAST(? AS bigint))) AS flushless_v(flushless_ord,"
+        assertEquals(
+                "DELETE FROM t AS x  USING (VALUES (1, CAST(? AS bigint))) AS flushless_v(flushless_ord,"
                         + " flushless_p1) WHERE x.id = flushless_v.flushless_p1 RETURNING flushless_v.flushless_ord",
                 Rewriter.keyedDml(d, 1, new String[] {"bigint"}));
     }

@@ -3,7 +3,6 @@ package dev.flushless.jdbc.batch;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,20 +42,31 @@ class AntiJoinTest {
     private static final String ANTI_JOIN = "flushless.onConflict=antijoin";
 
     /** One upsert statement over its own table, created fresh per variant. */
-    private record Upsert(String table, String ddl, String sql, int parameters) {
-    }
+    private record Upsert(String table, String ddl, String sql, int parameters) {}
 
     private static final List<Upsert> UPSERTS = List.of(
-            new Upsert("single_nothing", "CREATE TABLE %s (k int UNIQUE, v int, note text)",
-                    "INSERT INTO %s (k, v, note) VALUES (?, ?, ?) ON CONFLICT (k) DO NOTHING", 3),
-            new Upsert("pair_nothing", "CREATE TABLE %s (a int, b text, v int NOT NULL, note text, UNIQUE (a, b))",
-                    "INSERT INTO %s (a, b, v, note) VALUES (?, ?, ?, ?) ON CONFLICT (b, a) DO NOTHING", 4),
-            new Upsert("single_update", "CREATE TABLE %s (k int UNIQUE, v int, note text)",
+            new Upsert(
+                    "single_nothing",
+                    "CREATE TABLE %s (k int UNIQUE, v int, note text)",
+                    "INSERT INTO %s (k, v, note) VALUES (?, ?, ?) ON CONFLICT (k) DO NOTHING",
+                    3),
+            new Upsert(
+                    "pair_nothing",
+                    "CREATE TABLE %s (a int, b text, v int NOT NULL, note text, UNIQUE (a, b))",
+                    "INSERT INTO %s (a, b, v, note) VALUES (?, ?, ?, ?) ON CONFLICT (b, a) DO NOTHING",
+                    4),
+            new Upsert(
+                    "single_update",
+                    "CREATE TABLE %s (k int UNIQUE, v int, note text)",
                     "INSERT INTO %s AS t (k, v, note) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE"
-                            + " SET v = t.v + EXCLUDED.v, note = EXCLUDED.note || '/' || t.note WHERE t.v < 40", 3),
-            new Upsert("pair_update", "CREATE TABLE %s (a int, b text, v int NOT NULL, note text, UNIQUE (a, b))",
+                            + " SET v = t.v + EXCLUDED.v, note = EXCLUDED.note || '/' || t.note WHERE t.v < 40",
+                    3),
+            new Upsert(
+                    "pair_update",
+                    "CREATE TABLE %s (a int, b text, v int NOT NULL, note text, UNIQUE (a, b))",
                     "INSERT INTO %s (a, b, v, note) VALUES (?, ?, ?, ?) ON CONFLICT (a, b) DO UPDATE"
-                            + " SET v = EXCLUDED.v * 2, note = coalesce(%s.note, '') || EXCLUDED.note", 4));
+                            + " SET v = EXCLUDED.v * 2, note = coalesce(%s.note, '') || EXCLUDED.note",
+                    4));
 
     @Test
     void randomBatchesGiveBarePgjdbcsCountsAndRows(TestDatabase db) throws Exception {
@@ -78,9 +88,10 @@ class AntiJoinTest {
                 }
                 List<String> bare = run(db, db.bare(), bareTable, upsert, batches, autocommit, null);
                 List<String> flushless;
-                try (Connection c = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN + "&flushless.maxRowsPerStatement=16"),
-                        db.credentials())) {
-                    flushless = run(db, c, flushlessTable, upsert, batches, autocommit, c.unwrap(FlushlessConnection.class));
+                try (Connection c = DriverManager.getConnection(
+                        db.flushlessUrl(ANTI_JOIN + "&flushless.maxRowsPerStatement=16"), db.credentials())) {
+                    flushless = run(
+                            db, c, flushlessTable, upsert, batches, autocommit, c.unwrap(FlushlessConnection.class));
                 }
                 assertEquals(bare, flushless, upsert.sql() + (autocommit ? " in autocommit" : " in a transaction"));
             }
@@ -88,15 +99,24 @@ class AntiJoinTest {
     }
 
     /** Runs the batches through {@code c} into a fresh {@code table}; returns the counts of each, then the rows. */
-    private static List<String> run(TestDatabase db, Connection c, String table, Upsert upsert, List<List<Object[]>> batches,
-            boolean autocommit, FlushlessConnection flushless) throws SQLException {
+    private static List<String> run(
+            TestDatabase db,
+            Connection c,
+            String table,
+            Upsert upsert,
+            List<List<Object[]>> batches,
+            boolean autocommit,
+            FlushlessConnection flushless)
+            throws SQLException {
         List<String> observed = new ArrayList<>();
         try (c) {
             try (Statement s = c.createStatement()) {
                 s.execute(String.format(upsert.ddl(), table));
                 boolean single = upsert.parameters() == 3;
-                s.execute("INSERT INTO " + table + (single ? " VALUES (1, 5, 'seed'), (4, 45, 'seed')"
-                        : " VALUES (1, 't0', 5, 'seed'), (2, NULL, 6, 'seed'), (3, 't1', 7, NULL)"));
+                s.execute("INSERT INTO " + table
+                        + (single
+                                ? " VALUES (1, 5, 'seed'), (4, 45, 'seed')"
+                                : " VALUES (1, 't0', 5, 'seed'), (2, NULL, 6, 'seed'), (3, 't1', 7, NULL)"));
             }
             c.setAutoCommit(autocommit);
             PreparedStatement ps = c.prepareStatement(upsert.sql().replace("%s", table));
@@ -132,8 +152,11 @@ class AntiJoinTest {
             }
             if (flushless != null) {
                 Map<String, Long> rewrites = flushless.report().rewrites();
-                assertTrue(rewrites.keySet().stream().anyMatch(k -> k.endsWith("-antijoin")), flushless.report().toString());
-                assertFalse(rewrites.keySet().stream().anyMatch(k -> k.startsWith("upsert-") && !k.endsWith("-antijoin")),
+                assertTrue(
+                        rewrites.keySet().stream().anyMatch(k -> k.endsWith("-antijoin")),
+                        flushless.report().toString());
+                assertFalse(
+                        rewrites.keySet().stream().anyMatch(k -> k.startsWith("upsert-") && !k.endsWith("-antijoin")),
                         "no batch ran natively: " + flushless.report());
             }
         }
@@ -146,11 +169,13 @@ class AntiJoinTest {
     @Test
     void oneStatementPerChunkAndOneFlushEach(TestDatabase db) throws Exception {
         db.assumeStatementStats();
-        db.execute("CREATE TABLE chunked (id int PRIMARY KEY, v text)",
+        db.execute(
+                "CREATE TABLE chunked (id int PRIMARY KEY, v text)",
                 "INSERT INTO chunked SELECT g, 'old' FROM generate_series(1, 1000, 7) g");
-        try (Connection c = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN + "&flushless.maxRowsPerStatement=400"),
-                db.credentials())) {
-            PreparedStatement ps = c.prepareStatement("INSERT INTO chunked (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
+        try (Connection c = DriverManager.getConnection(
+                db.flushlessUrl(ANTI_JOIN + "&flushless.maxRowsPerStatement=400"), db.credentials())) {
+            PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO chunked (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
             db.resetStatementCounts();
             for (int i = 1; i <= 1000; i++) {
                 ps.setInt(1, i);
@@ -168,7 +193,9 @@ class AntiJoinTest {
             assertEquals(1000, report.estimatedFlushesBefore());
             assertEquals(3, report.estimatedFlushesAfter(), "one YugabyteDB flush per statement of 400 rows");
         }
-        assertEquals(List.of(List.of("1000", "143")), db.rows("SELECT count(*), count(*) FILTER (WHERE v = 'old') FROM chunked"));
+        assertEquals(
+                List.of(List.of("1000", "143")),
+                db.rows("SELECT count(*), count(*) FILTER (WHERE v = 'old') FROM chunked"));
     }
 
     @Test
@@ -176,7 +203,8 @@ class AntiJoinTest {
         db.assumeStatementStats();
         db.execute("CREATE TABLE auto_native (id int PRIMARY KEY, v text)");
         try (Connection c = db.flushless("batch")) {
-            PreparedStatement ps = c.prepareStatement("INSERT INTO auto_native (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
+            PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO auto_native (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
             db.resetStatementCounts();
             for (int i = 0; i < 500; i++) {
                 ps.setInt(1, i % 250);
@@ -187,32 +215,49 @@ class AntiJoinTest {
             assertEquals(0, db.statementCount("%flushless_e AS%"));
             FlushlessReport report = c.unwrap(FlushlessConnection.class).report();
             assertEquals(Map.of("upsert-do-nothing-unnest", 500L), report.rewrites());
-            assertEquals(500, report.estimatedFlushesAfter(), "a native ON CONFLICT flushes per row on YugabyteDB without batching");
+            assertEquals(
+                    500,
+                    report.estimatedFlushesAfter(),
+                    "a native ON CONFLICT flushes per row on YugabyteDB without batching");
         }
     }
 
     /** A batch the anti-join form cannot make exact: its table, statement, rows and the reason expected. */
-    private record Inexact(String ddl, String sql, Object[][] rows, String reason, boolean fails) {
-    }
+    private record Inexact(String ddl, String sql, Object[][] rows, String reason, boolean fails) {}
 
     @Test
     void batchesTheAntiJoinCannotMakeExactRunNativelyWithTheReason(TestDatabase db) throws Exception {
         List<Inexact> cases = List.of(
-                new Inexact("CREATE TABLE checked (id int PRIMARY KEY, qty int CHECK (qty >= 0)); INSERT INTO checked VALUES (1, 1)",
+                new Inexact(
+                        "CREATE TABLE checked (id int PRIMARY KEY, qty int CHECK (qty >= 0)); INSERT INTO checked VALUES (1, 1)",
                         "INSERT INTO checked (id, qty) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-                        new Object[][] {{1, -1}, {2, 3}}, "CHECK constraints", true),
-                new Inexact("CREATE TABLE not_null (id int PRIMARY KEY, qty int NOT NULL); INSERT INTO not_null VALUES (1, 1)",
+                        new Object[][] {{1, -1}, {2, 3}},
+                        "CHECK constraints",
+                        true),
+                new Inexact(
+                        "CREATE TABLE not_null (id int PRIMARY KEY, qty int NOT NULL); INSERT INTO not_null VALUES (1, 1)",
                         "INSERT INTO not_null (id, qty) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-                        new Object[][] {{1, null}, {2, 3}}, "NULL bound to NOT NULL column qty", true),
-                new Inexact("CREATE TABLE sequenced (id serial PRIMARY KEY, tag text UNIQUE, n int)",
+                        new Object[][] {{1, null}, {2, 3}},
+                        "NULL bound to NOT NULL column qty",
+                        true),
+                new Inexact(
+                        "CREATE TABLE sequenced (id serial PRIMARY KEY, tag text UNIQUE, n int)",
                         "INSERT INTO sequenced (tag, n) VALUES (?, ?) ON CONFLICT (tag) DO NOTHING",
-                        new Object[][] {{"a", 1}, {"a", 2}, {"b", 3}}, "column id draws from a sequence", false),
-                new Inexact("CREATE TABLE short_key (k varchar(3) PRIMARY KEY, n int); INSERT INTO short_key VALUES ('abc', 1)",
+                        new Object[][] {{"a", 1}, {"a", 2}, {"b", 3}},
+                        "column id draws from a sequence",
+                        false),
+                new Inexact(
+                        "CREATE TABLE short_key (k varchar(3) PRIMARY KEY, n int); INSERT INTO short_key VALUES ('abc', 1)",
                         "INSERT INTO short_key (k, n) VALUES (?, ?) ON CONFLICT (k) DO NOTHING",
-                        new Object[][] {{"abc   ", 1}, {"x", 2}}, "a value longer than column k", false),
-                new Inexact("CREATE TABLE no_index (id int, n int)",
+                        new Object[][] {{"abc   ", 1}, {"x", 2}},
+                        "a value longer than column k",
+                        false),
+                new Inexact(
+                        "CREATE TABLE no_index (id int, n int)",
                         "INSERT INTO no_index (id, n) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-                        new Object[][] {{1, 1}, {2, 2}}, "no unique index matches the ON CONFLICT target", true));
+                        new Object[][] {{1, 1}, {2, 2}},
+                        "no unique index matches the ON CONFLICT target",
+                        true));
         for (Inexact c : cases) {
             db.execute(c.ddl().split("; "));
             try (Connection flushless = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN), db.credentials());
@@ -220,8 +265,12 @@ class AntiJoinTest {
                 PreparedStatement ps = flushless.prepareStatement(c.sql());
                 for (Object[] row : c.rows()) {
                     for (int p = 0; p < row.length; p++) {
-                        ps.setObject(p + 1, row[p], row[p] instanceof String || p == 0 && c.sql().contains("tag")
-                                ? Types.VARCHAR : Types.INTEGER);
+                        ps.setObject(
+                                p + 1,
+                                row[p],
+                                row[p] instanceof String || p == 0 && c.sql().contains("tag")
+                                        ? Types.VARCHAR
+                                        : Types.INTEGER);
                     }
                     ps.addBatch();
                 }
@@ -231,32 +280,48 @@ class AntiJoinTest {
                 } catch (SQLException e) {
                     error = e;
                 }
-                Map<String, Long> fallbacks = flushless.unwrap(FlushlessConnection.class).report().fallbacks();
+                Map<String, Long> fallbacks =
+                        flushless.unwrap(FlushlessConnection.class).report().fallbacks();
                 // the report counts the code; the text, with the reason, goes to the DEBUG log
-                assertTrue(fallbacks.containsKey(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_NOT_APPLIED.code()),
+                assertTrue(
+                        fallbacks.containsKey(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_NOT_APPLIED.code()),
                         c.sql() + ": " + fallbacks + (error == null ? "" : " " + error));
-                assertTrue(log.texts().stream().anyMatch(t -> t.startsWith(
-                        dev.flushless.jdbc.FallbackReason.ANTI_JOIN_NOT_APPLIED.code() + ": ") && t.contains(c.reason())),
+                assertTrue(
+                        log.texts().stream()
+                                .anyMatch(t -> t.startsWith(
+                                                dev.flushless.jdbc.FallbackReason.ANTI_JOIN_NOT_APPLIED.code() + ": ")
+                                        && t.contains(c.reason())),
                         c.sql() + ": " + log.texts());
                 assertEquals(c.fails(), error != null, c.sql() + ": " + error);
             }
         }
-        assertEquals(List.of(List.of("1", "a", "1"), List.of("3", "b", "3")), db.rows("SELECT * FROM sequenced ORDER BY id"),
+        assertEquals(
+                List.of(List.of("1", "a", "1"), List.of("3", "b", "3")),
+                db.rows("SELECT * FROM sequenced ORDER BY id"),
                 "native ON CONFLICT drew id 2 for the skipped row, as bare pgjdbc does");
-        assertEquals(List.of(List.of("abc", "1"), List.of("x", "2")), db.rows("SELECT * FROM short_key ORDER BY k"),
+        assertEquals(
+                List.of(List.of("abc", "1"), List.of("x", "2")),
+                db.rows("SELECT * FROM short_key ORDER BY k"),
                 "'abc   ' is stored as 'abc' and conflicts");
     }
 
     @Test
     void aConcurrentInsertInAutocommitIsRetriedNativelyAsBarePgjdbcWouldSkipIt(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE race_ac_bare (k int PRIMARY KEY, v text)", "CREATE TABLE race_ac_fl (k int PRIMARY KEY, v text)");
+        db.execute(
+                "CREATE TABLE race_ac_bare (k int PRIMARY KEY, v text)",
+                "CREATE TABLE race_ac_fl (k int PRIMARY KEY, v text)");
         Connection[] opened = new Connection[1];
         int[] bare = race(db, "race_ac_bare", () -> opened[0] = db.bare(), true);
         opened[0].close();
-        int[] flushless = race(db, "race_ac_fl",
-                () -> opened[0] = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN), db.credentials()), true);
+        int[] flushless = race(
+                db,
+                "race_ac_fl",
+                () -> opened[0] = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN), db.credentials()),
+                true);
         FlushlessReport report = opened[0].unwrap(FlushlessConnection.class).report();
-        assertTrue(report.fallbacks().containsKey(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RETRIED.code()), report.toString());
+        assertTrue(
+                report.fallbacks().containsKey(dev.flushless.jdbc.FallbackReason.ANTI_JOIN_RETRIED.code()),
+                report.toString());
         assertTrue(report.rewrites().containsKey("upsert-do-nothing-unnest"), "the retry ran natively: " + report);
         opened[0].close();
         assertArrayEquals(new int[] {1, 0, 1}, bare);
@@ -268,16 +333,23 @@ class AntiJoinTest {
     void aConcurrentInsertInATransactionRaisesTheNamedErrorWith23505(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE race_tx (k int PRIMARY KEY, v text)");
         Connection[] opened = new Connection[1];
-        BatchUpdateException error = assertThrows(BatchUpdateException.class, () -> race(db, "race_tx",
-                () -> opened[0] = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN), db.credentials()), false));
+        BatchUpdateException error = assertThrows(
+                BatchUpdateException.class,
+                () -> race(
+                        db,
+                        "race_tx",
+                        () -> opened[0] = DriverManager.getConnection(db.flushlessUrl(ANTI_JOIN), db.credentials()),
+                        false));
         try (Connection c = opened[0]) {
             assertEquals("23505", error.getSQLState());
             assertTrue(error.getMessage().contains("flushless.onConflict"), error.getMessage());
             assertTrue(error.getMessage().contains("concurrently"), error.getMessage());
-            assertArrayEquals(new int[] {Statement.EXECUTE_FAILED, Statement.EXECUTE_FAILED, Statement.EXECUTE_FAILED},
+            assertArrayEquals(
+                    new int[] {Statement.EXECUTE_FAILED, Statement.EXECUTE_FAILED, Statement.EXECUTE_FAILED},
                     error.getUpdateCounts());
             // nothing of the batch was applied and the transaction is still usable
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM race_tx")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM race_tx")) {
                 rs.next();
                 assertEquals(1, rs.getInt(1), "only the concurrent row");
             }
@@ -306,7 +378,8 @@ class AntiJoinTest {
             Connection c = opener.open();
             c.setAutoCommit(autocommit);
             Future<int[]> batch = executor.submit(() -> {
-                PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO NOTHING");
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO " + table + " (k, v) VALUES (?, ?) ON CONFLICT (k) DO NOTHING");
                 for (int k = 1; k <= 3; k++) {
                     ps.setInt(1, k);
                     ps.setString(2, "mine");
@@ -344,6 +417,7 @@ class AntiJoinTest {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("the batch never waited for the concurrent insert" + (batch.isDone() ? " (it finished)" : ""));
+        throw new AssertionError(
+                "the batch never waited for the concurrent insert" + (batch.isDone() ? " (it finished)" : ""));
     }
 }

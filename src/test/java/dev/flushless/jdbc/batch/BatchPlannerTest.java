@@ -1,9 +1,5 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.TableCatalog;
-import dev.flushless.jdbc.session.ConflictFacts;
-import dev.flushless.jdbc.session.SessionFacts;
-
 import static dev.flushless.jdbc.batch.PlannerFixture.ID;
 import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
 import static dev.flushless.jdbc.batch.PlannerFixture.PGJDBC;
@@ -20,6 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flushless.jdbc.session.ConflictFacts;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -36,25 +34,36 @@ class BatchPlannerTest {
 
     @Test
     void dispatchesByStatementKind() {
-        assertEquals("insert-unnest", BatchPlanner.plan(sql(INSERT), numbered(2), T, null, settings()).rewriteKind());
-        assertEquals("upsert-do-nothing-unnest", BatchPlanner.plan(sql(INSERT + " ON CONFLICT (id) DO NOTHING"),
-                numbered(2), T, null, settings()).rewriteKind());
-        assertEquals("update-join-unnest", BatchPlanner.plan(sql("UPDATE t SET name = ? WHERE id = ?"),
-                rows(row("a", 1)), T, null, settings()).rewriteKind());
-        assertEquals("delete-using-unnest", BatchPlanner.plan(sql("DELETE FROM t WHERE id = ?"), rows(row(1)), T, null,
-                settings()).rewriteKind());
+        assertEquals(
+                "insert-unnest",
+                BatchPlanner.plan(sql(INSERT), numbered(2), T, null, settings()).rewriteKind());
+        assertEquals(
+                "upsert-do-nothing-unnest",
+                BatchPlanner.plan(sql(INSERT + " ON CONFLICT (id) DO NOTHING"), numbered(2), T, null, settings())
+                        .rewriteKind());
+        assertEquals(
+                "update-join-unnest",
+                BatchPlanner.plan(sql("UPDATE t SET name = ? WHERE id = ?"), rows(row("a", 1)), T, null, settings())
+                        .rewriteKind());
+        assertEquals(
+                "delete-using-unnest",
+                BatchPlanner.plan(sql("DELETE FROM t WHERE id = ?"), rows(row(1)), T, null, settings())
+                        .rewriteKind());
     }
 
     @Test
     void fallsBackForWhatNoFormCanDo() {
         assertEquals("INSERT ... SELECT", reason("INSERT INTO t (id) SELECT ? FROM u", rows(row(1)), T, settings()));
-        assertEquals("standard_conforming_strings is off", reason(INSERT, numbered(1), T,
-                settings(new SessionFacts(true, true, true, true, false, true))));
+        assertEquals(
+                "standard_conforming_strings is off",
+                reason(INSERT, numbered(1), T, settings(new SessionFacts(true, true, true, true, false, true))));
         assertEquals("a batch row lacks a parameter value", reason(INSERT, rows(row(1)), T, settings()));
-        assertEquals("generated keys requested for UPDATE or DELETE", BatchPlanner.plan(sql("DELETE FROM t WHERE id = ?"),
-                rows(row(1)), T, "\nRETURNING *", settings()).fallbackReason());
-        TableInfo triggers = new TableInfo(1, null, "table has user triggers", false, T.columns(), new long[] {1}, false,
-                T.uniqueKeys(), null);
+        assertEquals(
+                "generated keys requested for UPDATE or DELETE",
+                BatchPlanner.plan(sql("DELETE FROM t WHERE id = ?"), rows(row(1)), T, "\nRETURNING *", settings())
+                        .fallbackReason());
+        TableInfo triggers = new TableInfo(
+                1, null, "table has user triggers", false, T.columns(), new long[] {1}, false, T.uniqueKeys(), null);
         assertEquals("table has user triggers", reason(INSERT, numbered(1), triggers, settings()));
         assertNull(reason(INSERT, numbered(1), triggers, settings("flushless.trustTriggers", "true")));
     }
@@ -63,16 +72,27 @@ class BatchPlannerTest {
     void exactSequencesIsReadFromTheConfiguration() {
         TableInfo sequenced = drawingFromSequences(T);
         assertNull(reason(INSERT, numbered(2), sequenced, settings()), "off by default");
-        assertEquals(dev.flushless.jdbc.FallbackReason.EXACT_SEQUENCES.template(), reason(INSERT, numbered(2), sequenced,
-                settings("flushless.exactSequences", "true")));
-        assertNull(reason("UPDATE t SET name = ? WHERE id = ?", rows(row("a", 1)), sequenced,
-                settings("flushless.exactSequences", "true")), "UPDATE and DELETE draw no ids");
+        assertEquals(
+                dev.flushless.jdbc.FallbackReason.EXACT_SEQUENCES.template(),
+                reason(INSERT, numbered(2), sequenced, settings("flushless.exactSequences", "true")));
+        assertNull(
+                reason(
+                        "UPDATE t SET name = ? WHERE id = ?",
+                        rows(row("a", 1)),
+                        sequenced,
+                        settings("flushless.exactSequences", "true")),
+                "UPDATE and DELETE draw no ids");
     }
 
     @Test
     void settingsAreTheConfigurationsAndChangeOneThingByName() {
-        BatchPlanner.Settings configured = settings("flushless.maxRowsPerStatement", "7", "flushless.trustTriggers", "true",
-                "flushless.exactSequences", "true");
+        BatchPlanner.Settings configured = settings(
+                "flushless.maxRowsPerStatement",
+                "7",
+                "flushless.trustTriggers",
+                "true",
+                "flushless.exactSequences",
+                "true");
         assertEquals(7, configured.maxRowsPerStatement());
         assertTrue(configured.trustTriggers());
         assertTrue(configured.exactSequences());

@@ -23,8 +23,8 @@ class BatchStatementCountTest {
     void tenThousandRowInsertRunsAtMostCeilRowsOverMaxRowsStatements(TestDatabase db) throws Exception {
         db.assumeStatementStats();
         db.execute("CREATE TABLE counted_insert (id int PRIMARY KEY, a text, b bigint)");
-        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.maxRowsPerStatement=1000"),
-                db.credentials())) {
+        try (Connection c =
+                DriverManager.getConnection(db.flushlessUrl("flushless.maxRowsPerStatement=1000"), db.credentials())) {
             c.setAutoCommit(false);
             PreparedStatement ps = c.prepareStatement("INSERT INTO counted_insert (id, a, b) VALUES (?, ?, ?)");
             db.resetStatementCounts();
@@ -39,7 +39,12 @@ class BatchStatementCountTest {
             assertEquals(10_000, counts.length);
             assertTrue(Arrays.stream(counts).allMatch(n -> n == 1));
             assertEquals(10, db.statementCount("%INSERT INTO counted_insert%"));
-            assertEquals(10_000, c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("insert-unnest"));
+            assertEquals(
+                    10_000,
+                    c.unwrap(FlushlessConnection.class)
+                            .flushlessStats()
+                            .rewrites()
+                            .get("insert-unnest"));
         }
         assertEquals(java.util.List.of(java.util.List.of("10000")), db.rows("SELECT count(*) FROM counted_insert"));
     }
@@ -47,12 +52,13 @@ class BatchStatementCountTest {
     @Test
     void twoThousandRowVersionedUpdateWithDistinctKeysRunsOneStatement(TestDatabase db) throws Exception {
         db.assumeStatementStats();
-        db.execute("CREATE TABLE counted_update (id bigint PRIMARY KEY, name text, version int NOT NULL)",
+        db.execute(
+                "CREATE TABLE counted_update (id bigint PRIMARY KEY, name text, version int NOT NULL)",
                 "INSERT INTO counted_update SELECT g, 'n', 3 FROM generate_series(1, 2000) g");
         try (Connection c = db.flushless("batch")) {
             c.setAutoCommit(false);
-            PreparedStatement ps = c.prepareStatement(
-                    "UPDATE counted_update SET name = ?, version = ? WHERE id = ? AND version = ?");
+            PreparedStatement ps =
+                    c.prepareStatement("UPDATE counted_update SET name = ?, version = ? WHERE id = ? AND version = ?");
             db.resetStatementCounts();
             for (int i = 1; i <= 2000; i++) {
                 ps.setString(1, "renamed " + i);
@@ -80,14 +86,14 @@ class BatchStatementCountTest {
     @Test
     void updateSettingUniqueColumnsRunsOneStatementWhenBatchOrderIsSafe(TestDatabase db) throws Exception {
         db.assumeStatementStats();
-        db.execute("CREATE TABLE counted_unique (id bigint PRIMARY KEY, sku text NOT NULL UNIQUE, at timestamp,"
+        db.execute(
+                "CREATE TABLE counted_unique (id bigint PRIMARY KEY, sku text NOT NULL UNIQUE, at timestamp,"
                         + " name text, version int NOT NULL)",
                 "INSERT INTO counted_unique SELECT g, 'sku-' || g, NULL, 'n', 1 FROM generate_series(1, 2000) g");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement arrays = c.prepareStatement(
                     "UPDATE counted_unique SET sku = ?, name = ?, version = ? WHERE id = ? AND version = ?");
-            PreparedStatement values = c.prepareStatement(
-                    "UPDATE counted_unique SET sku = ?, at = ? WHERE id = ?");
+            PreparedStatement values = c.prepareStatement("UPDATE counted_unique SET sku = ?, at = ? WHERE id = ?");
             db.resetStatementCounts();
             for (int i = 1; i <= 2000; i++) {
                 // row 1 gives up 'sku-1' and row 2000 takes it: later than the row that gave it up, so safe
@@ -109,8 +115,14 @@ class BatchStatementCountTest {
             }
             assertArrayEquals(new int[] {1, 1, 1}, values.executeBatch());
             var stats = c.unwrap(FlushlessConnection.class).flushlessStats();
-            assertEquals(Long.valueOf(2000), stats.rewrites().get("update-join-unnest"), stats.rewrites().toString());
-            assertEquals(Long.valueOf(3), stats.rewrites().get("update-join"), stats.rewrites().toString());
+            assertEquals(
+                    Long.valueOf(2000),
+                    stats.rewrites().get("update-join-unnest"),
+                    stats.rewrites().toString());
+            assertEquals(
+                    Long.valueOf(3),
+                    stats.rewrites().get("update-join"),
+                    stats.rewrites().toString());
             assertTrue(stats.fallbacks().isEmpty(), stats.fallbacks().toString());
             assertEquals(2, db.statementCount("%UPDATE counted_unique%"));
         }
@@ -123,10 +135,12 @@ class BatchStatementCountTest {
      */
     @Test
     void updateCountsAreExactWhetherOrNotTheOrdinalsComeBack(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE counted_prefix (id int PRIMARY KEY, v int, version int NOT NULL)",
+        db.execute(
+                "CREATE TABLE counted_prefix (id int PRIMARY KEY, v int, version int NOT NULL)",
                 "INSERT INTO counted_prefix SELECT g, 0, 1 FROM generate_series(1, 10) g");
         try (Connection c = db.flushless("batch")) {
-            PreparedStatement ps = c.prepareStatement("UPDATE counted_prefix SET v = ?, version = ? WHERE id = ? AND version = ?");
+            PreparedStatement ps =
+                    c.prepareStatement("UPDATE counted_prefix SET v = ?, version = ? WHERE id = ? AND version = ?");
             if (db.hasStatementStats()) {
                 db.resetStatementCounts();
             }
@@ -142,7 +156,12 @@ class BatchStatementCountTest {
                 }
                 assertArrayEquals(expected[b], ps.executeBatch(), "batch " + b);
             }
-            assertEquals(Long.valueOf(13), c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get("update-join-unnest"));
+            assertEquals(
+                    Long.valueOf(13),
+                    c.unwrap(FlushlessConnection.class)
+                            .flushlessStats()
+                            .rewrites()
+                            .get("update-join-unnest"));
             if (db.hasStatementStats()) {
                 assertEquals(4, db.statementCount("%UPDATE counted_prefix%"), "one statement per batch");
             }
@@ -152,7 +171,8 @@ class BatchStatementCountTest {
 
     @Test
     void valuesTravelAsArraysWherePgjdbcsTextIsReproducedAndAsValuesOtherwise(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE forms (id int PRIMARY KEY, at timestamp, n numeric)",
+        db.execute(
+                "CREATE TABLE forms (id int PRIMARY KEY, at timestamp, n numeric)",
                 "INSERT INTO forms SELECT g, NULL, g FROM generate_series(1, 10) g");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement byArrays = c.prepareStatement("UPDATE forms SET n = ? WHERE id = ?");
@@ -196,7 +216,8 @@ class BatchStatementCountTest {
     @Test
     void thousandRowUpsertBatchRunsOneStatement(TestDatabase db) throws Exception {
         db.assumeStatementStats();
-        db.execute("CREATE TABLE counted_upsert (sku text PRIMARY KEY, qty int NOT NULL)",
+        db.execute(
+                "CREATE TABLE counted_upsert (sku text PRIMARY KEY, qty int NOT NULL)",
                 "INSERT INTO counted_upsert SELECT 'sku' || g, 1 FROM generate_series(1, 100) g");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement ps = c.prepareStatement("INSERT INTO counted_upsert (sku, qty) VALUES (?, ?)"
@@ -211,14 +232,16 @@ class BatchStatementCountTest {
             assertTrue(Arrays.stream(counts).allMatch(n -> n == 1));
             assertEquals(1, db.statementCount("%INSERT INTO counted_upsert%"));
         }
-        assertEquals(java.util.List.of(java.util.List.of("1000", "5100")),
+        assertEquals(
+                java.util.List.of(java.util.List.of("1000", "5100")),
                 db.rows("SELECT count(*), sum(qty) FROM counted_upsert"));
     }
 
     @Test
     void deleteBatchWithRepeatedKeysRunsOneStatementPerRepetition(TestDatabase db) throws Exception {
         db.assumeStatementStats();
-        db.execute("CREATE TABLE counted_delete (id int PRIMARY KEY)",
+        db.execute(
+                "CREATE TABLE counted_delete (id int PRIMARY KEY)",
                 "INSERT INTO counted_delete SELECT generate_series(1, 100)");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement ps = c.prepareStatement("DELETE FROM counted_delete WHERE id = ?");

@@ -34,7 +34,8 @@ class ForeignKeyCheckOrderTest {
         "CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent (id), name text)",
         "CREATE TABLE node (id int PRIMARY KEY, parent_id int REFERENCES node (id), name text)",
         "INSERT INTO parent VALUES (10, 'existing')",
-        "INSERT INTO node VALUES (10, NULL, 'existing')"};
+        "INSERT INTO node VALUES (10, NULL, 'existing')"
+    };
 
     private static final String ROWS = "SELECT 'parent', id, NULL::int, name FROM parent UNION ALL"
             + " SELECT 'child', id, parent_id, name FROM child UNION ALL SELECT 'node', id, parent_id, name FROM node"
@@ -42,23 +43,39 @@ class ForeignKeyCheckOrderTest {
 
     @Test
     void aStatementBatchWithAChildBeforeItsParentFailsAsUnderBarePgjdbc(TestDatabase db) throws SQLException {
-        Outcome outcome = same(db, List.of(), c -> textBatch(c, "INSERT INTO child VALUES (1, 2, 'c')",
-                "INSERT INTO parent VALUES (1, 'p')", "INSERT INTO parent VALUES (2, 'q')"));
+        Outcome outcome = same(
+                db,
+                List.of(),
+                c -> textBatch(
+                        c,
+                        "INSERT INTO child VALUES (1, 2, 'c')",
+                        "INSERT INTO parent VALUES (1, 'p')",
+                        "INSERT INTO parent VALUES (2, 'q')"));
         assertEquals("23503", outcome.sqlState, outcome.toString());
     }
 
     @Test
     void aStatementBatchWithParentsFirstIsStillOneStatement(TestDatabase db) throws SQLException {
-        Outcome outcome = same(db, List.of(), c -> textBatch(c, "INSERT INTO parent VALUES (1, 'p')",
-                "INSERT INTO child VALUES (1, 1, 'c')", "DELETE FROM child WHERE id = 1", "DELETE FROM parent WHERE id = 1"));
+        Outcome outcome = same(
+                db,
+                List.of(),
+                c -> textBatch(
+                        c,
+                        "INSERT INTO parent VALUES (1, 'p')",
+                        "INSERT INTO child VALUES (1, 1, 'c')",
+                        "DELETE FROM child WHERE id = 1",
+                        "DELETE FROM parent WHERE id = 1"));
         assertEquals("[1, 1, 1, 1]", outcome.counts);
-        assertTrue(outcome.report.rewrites().keySet().stream().anyMatch(k -> k.startsWith("statement-chain")),
+        assertTrue(
+                outcome.report.rewrites().keySet().stream().anyMatch(k -> k.startsWith("statement-chain")),
                 outcome.report.toString());
     }
 
     @Test
     void aStatementBatchDeletingAParentBeforeItsChildrenFailsAsUnderBarePgjdbc(TestDatabase db) throws SQLException {
-        Outcome outcome = same(db, List.of("INSERT INTO child VALUES (5, 10, 'of existing')"),
+        Outcome outcome = same(
+                db,
+                List.of("INSERT INTO child VALUES (5, 10, 'of existing')"),
                 c -> textBatch(c, "DELETE FROM parent WHERE id = 10", "DELETE FROM child WHERE id = 5"));
         assertEquals("23503", outcome.sqlState, outcome.toString());
     }
@@ -71,7 +88,8 @@ class ForeignKeyCheckOrderTest {
 
     @Test
     void aSelfReferencingBatchInTreeOrderIsStillCoalesced(TestDatabase db) throws SQLException {
-        Outcome outcome = same(db, List.of(), c -> nodes(c, new Integer[][] {{1, null}, {2, 1}, {3, 2}, {4, 10}, {5, 5}}));
+        Outcome outcome =
+                same(db, List.of(), c -> nodes(c, new Integer[][] {{1, null}, {2, 1}, {3, 2}, {4, 10}, {5, 5}}));
         assertEquals("[1, 1, 1, 1, 1]", outcome.counts);
         assertTrue(outcome.report.fallbacks().isEmpty(), outcome.report.toString());
         assertEquals(1, outcome.report.coalescedRuns(), outcome.report.toString());
@@ -92,14 +110,15 @@ class ForeignKeyCheckOrderTest {
             }
         });
         assertEquals("23503", outcome.sqlState, outcome.toString());
-        assertTrue(outcome.report.fallbacks().containsKey(dev.flushless.jdbc.FallbackReason.FOREIGN_KEY_ORDER.code()),
+        assertTrue(
+                outcome.report.fallbacks().containsKey(dev.flushless.jdbc.FallbackReason.FOREIGN_KEY_ORDER.code()),
                 outcome.report.toString());
     }
 
     @Test
     void anUpdateBatchThatMovesAReferencedKeyAwayAndBackRunsAsSent(TestDatabase db) throws SQLException {
-        List<String> setup = List.of("INSERT INTO child VALUES (5, 10, 'of existing')",
-                "INSERT INTO parent VALUES (11, 'other')");
+        List<String> setup =
+                List.of("INSERT INTO child VALUES (5, 10, 'of existing')", "INSERT INTO parent VALUES (11, 'other')");
         // bare: 10 -> 12 fails at once (child 5 references 10); coalesced, 11 -> 10 would give the key back first
         Outcome outcome = same(db, setup, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE parent SET id = ? WHERE name = ?")) {
@@ -146,9 +165,8 @@ class ForeignKeyCheckOrderTest {
     }
 
     /** {@code nodeInserts}: INSERTs into node the server ran ({@code pg_stat_statements}; -1 when not tracked). */
-    private record Outcome(String counts, String sqlState, List<List<String>> rows, FlushlessReport report,
-            long nodeInserts) {
-    }
+    private record Outcome(
+            String counts, String sqlState, List<List<String>> rows, FlushlessReport report, long nodeInserts) {}
 
     /** Runs {@code work} in autocommit through bare pgjdbc and Flushless, each on a fresh schema plus {@code setup}. */
     private static Outcome same(TestDatabase db, List<String> setup, Work work) throws SQLException {

@@ -1,7 +1,5 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.SessionFacts;
-
 import static dev.flushless.jdbc.batch.PlannerFixture.ID;
 import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
 import static dev.flushless.jdbc.batch.PlannerFixture.PGJDBC;
@@ -21,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.Types;
@@ -32,12 +31,14 @@ import org.junit.jupiter.api.Test;
 class InsertPlannerTest {
 
     private static final String INSERT = "INSERT INTO t (id, name) VALUES (?, ?)";
-    private static final String UNNEST = "INSERT INTO t (id, name) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2"
-            + " FROM unnest(CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY"
-            + " AS flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord";
+    private static final String UNNEST =
+            "INSERT INTO t (id, name) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2"
+                    + " FROM unnest(CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY"
+                    + " AS flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord";
     private static final TableInfo T = table(ID, NAME);
 
-    private static BatchPlan plan(String sql, List<Bind[]> rows, String returningSuffix, BatchPlanner.Settings settings) {
+    private static BatchPlan plan(
+            String sql, List<Bind[]> rows, String returningSuffix, BatchPlanner.Settings settings) {
         return InsertPlanner.plan(sql(sql), rows, T, returningSuffix, settings);
     }
 
@@ -50,9 +51,11 @@ class InsertPlannerTest {
             assertEquals(plan.statements().get(0).sql(), step.sql(), "one SQL text for every chunk");
             assertEquals(Decoding.ONE_PER_ROW, step.decoding());
         }
-        assertEquals("WITH flushless_ins AS (" + UNNEST + "\nRETURNING 1)\nSELECT CASE WHEN count(*) = CAST(? AS bigint)"
-                + " THEN count(*) ELSE CAST('flushless: rows inserted by a coalesced INSERT: ' || count(*) AS bigint) END"
-                + " FROM flushless_ins", plan.statements().get(0).sql());
+        assertEquals(
+                "WITH flushless_ins AS (" + UNNEST + "\nRETURNING 1)\nSELECT CASE WHEN count(*) = CAST(? AS bigint)"
+                        + " THEN count(*) ELSE CAST('flushless: rows inserted by a coalesced INSERT: ' || count(*) AS bigint) END"
+                        + " FROM flushless_ins",
+                plan.statements().get(0).sql());
         Step first = plan.statements().get(0);
         assertEquals(List.of(List.of(1, 2), List.of("n0", "n1")), arraysOf(first), "id as integers, name as text");
         assertEquals(Integer[].class, first.arrays()[0].getClass());
@@ -62,15 +65,18 @@ class InsertPlannerTest {
 
     @Test
     void unknownParameterTypesRepeatTheTupleWithTheCountInTheText() {
-        BatchPlan plan = plan(INSERT, numbered(3), null,
-                settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "2"));
+        BatchPlan plan =
+                plan(INSERT, numbered(3), null, settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "2"));
         assertEquals("insert-values", plan.rewriteKind());
         assertEquals(List.of(2, 1), sizesOf(plan));
-        assertEquals("WITH flushless_ins AS (INSERT INTO t (id, name) VALUES (?, ?), (?, ?)\nRETURNING 1)\n"
-                + "SELECT CASE WHEN count(*) = 2 THEN count(*) ELSE CAST('flushless: rows inserted by a coalesced INSERT: '"
-                + " || count(*) AS bigint) END FROM flushless_ins", plan.statements().get(0).sql());
+        assertEquals(
+                "WITH flushless_ins AS (INSERT INTO t (id, name) VALUES (?, ?), (?, ?)\nRETURNING 1)\n"
+                        + "SELECT CASE WHEN count(*) = 2 THEN count(*) ELSE CAST('flushless: rows inserted by a coalesced INSERT: '"
+                        + " || count(*) AS bigint) END FROM flushless_ins",
+                plan.statements().get(0).sql());
         Step last = plan.statements().get(1);
-        assertTrue(last.sql().startsWith("WITH flushless_ins AS (INSERT INTO t (id, name) VALUES (?, ?)\nRETURNING 1)"),
+        assertTrue(
+                last.sql().startsWith("WITH flushless_ins AS (INSERT INTO t (id, name) VALUES (?, ?)\nRETURNING 1)"),
                 last.sql());
         assertEquals(-1, last.rowParameters(), "binds every parameter of each row");
         assertEquals(0, last.tail().length);
@@ -97,13 +103,14 @@ class InsertPlannerTest {
         }
         TableInfo wide = table(List.of(), columns.toArray(ColumnInfo[]::new));
         StatementDescription insert = sql(sql.toString());
-        BatchPlan values = InsertPlanner.plan(insert, rows, wide, null,
-                settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "65535"));
+        BatchPlan values = InsertPlanner.plan(
+                insert, rows, wide, null, settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "65535"));
         assertEquals(List.of(9362, 9362, 1276), sizesOf(values), "65535 / 7 rows of 7 parameters each");
         for (Step step : values.statements()) {
             assertTrue(step.parameterCount(7) <= BatchPlanner.MAX_BIND_PARAMETERS);
         }
-        BatchPlan unnest = InsertPlanner.plan(insert, rows, wide, null, settings("flushless.maxRowsPerStatement", "65535"));
+        BatchPlan unnest =
+                InsertPlanner.plan(insert, rows, wide, null, settings("flushless.maxRowsPerStatement", "65535"));
         assertEquals(List.of(20_000), sizesOf(unnest), "7 arrays and a count: the limit is maxRowsPerStatement alone");
     }
 
@@ -121,7 +128,8 @@ class InsertPlannerTest {
         BatchPlan plan = plan(INSERT + " RETURNING id", numbered(2), null, settings());
         Step step = plan.statements().get(0);
         assertEquals(Decoding.RETURNED_ROWS_DISCARDED, step.decoding());
-        assertTrue(step.sql().startsWith("WITH flushless_ins AS (" + UNNEST + " RETURNING id)\nSELECT CASE"), step.sql());
+        assertTrue(
+                step.sql().startsWith("WITH flushless_ins AS (" + UNNEST + " RETURNING id)\nSELECT CASE"), step.sql());
     }
 
     @Test
@@ -130,14 +138,23 @@ class InsertPlannerTest {
         List<BatchPlanner.InsertMember> one = BatchPlanner.insertMembers(insert, numbered(1), T, PGJDBC, 4096);
         assertEquals(1, one.size());
         assertEquals(INSERT, one.get(0).sql(), "the application's text, without its semicolon");
-        assertEquals(List.of(1, "n0"), one.get(0).parameters().stream().map(Bind::value).toList());
+        assertEquals(
+                List.of(1, "n0"),
+                one.get(0).parameters().stream().map(Bind::value).toList());
         List<BatchPlanner.InsertMember> arrays = BatchPlanner.insertMembers(insert, numbered(5), T, PGJDBC, 2);
-        assertEquals(List.of(2, 2, 1), arrays.stream().map(BatchPlanner.InsertMember::rows).toList());
+        assertEquals(
+                List.of(2, 2, 1),
+                arrays.stream().map(BatchPlanner.InsertMember::rows).toList());
         assertEquals(UNNEST, arrays.get(0).sql());
-        assertEquals(List.of(3, 4), List.of((Object[]) arrays.get(1).parameters().get(0).value()));
-        List<BatchPlanner.InsertMember> tuples = BatchPlanner.insertMembers(insert, numbered(3), T, SessionFacts.UNKNOWN, 2);
-        assertEquals(List.of("INSERT INTO t (id, name) VALUES (?, ?), (?, ?)", "INSERT INTO t (id, name) VALUES (?, ?)"),
+        assertEquals(List.of(3, 4), List.of((Object[])
+                arrays.get(1).parameters().get(0).value()));
+        List<BatchPlanner.InsertMember> tuples =
+                BatchPlanner.insertMembers(insert, numbered(3), T, SessionFacts.UNKNOWN, 2);
+        assertEquals(
+                List.of("INSERT INTO t (id, name) VALUES (?, ?), (?, ?)", "INSERT INTO t (id, name) VALUES (?, ?)"),
                 tuples.stream().map(BatchPlanner.InsertMember::sql).toList());
-        assertEquals(List.of(1, "n0", 2, "n1"), tuples.get(0).parameters().stream().map(Bind::value).toList());
+        assertEquals(
+                List.of(1, "n0", 2, "n1"),
+                tuples.get(0).parameters().stream().map(Bind::value).toList());
     }
 }

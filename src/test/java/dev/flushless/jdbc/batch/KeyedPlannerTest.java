@@ -1,7 +1,5 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.SessionFacts;
-
 import static dev.flushless.jdbc.batch.PlannerFixture.CODE;
 import static dev.flushless.jdbc.batch.PlannerFixture.ID;
 import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
@@ -20,6 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.session.TableCatalog.UniqueKey;
@@ -58,8 +57,10 @@ class KeyedPlannerTest {
         BatchPlan plan = plan(UPDATE, named(1, 2), T);
         assertEquals("update-join-unnest", plan.rewriteKind());
         Step step = plan.statements().get(0);
-        assertEquals(UPDATE_UNNEST + "SELECT count(*), max(flushless_ord), CASE WHEN count(*) = max(flushless_ord)"
-                + " THEN NULL ELSE array_agg(flushless_ord) END FROM flushless_dml", step.sql());
+        assertEquals(
+                UPDATE_UNNEST + "SELECT count(*), max(flushless_ord), CASE WHEN count(*) = max(flushless_ord)"
+                        + " THEN NULL ELSE array_agg(flushless_ord) END FROM flushless_dml",
+                step.sql());
         assertEquals(Decoding.ORDINAL_PREFIX_OR_ARRAY, step.decoding());
         assertEquals(List.of(List.of("n1", "n2"), List.of(1, 2)), arraysOf(step));
         Step noKey = plan(UPDATE, named(1, 2), NO_KEY).statements().get(0);
@@ -69,9 +70,11 @@ class KeyedPlannerTest {
 
     @Test
     void rowsThatMayTouchTheSameRowGoToLaterStatementsAndChunksAtMaxRows() {
-        assertEquals(List.of(List.of(0, 1, 3), List.of(2), List.of(4), List.of(5)),
+        assertEquals(
+                List.of(List.of(0, 1, 3), List.of(2), List.of(4), List.of(5)),
                 rowsOf(plan(UPDATE, named(1, 2, 1, 3, 1, 1), T)));
-        assertEquals(List.of(List.of(0, 1), List.of(3), List.of(2), List.of(4), List.of(5)),
+        assertEquals(
+                List.of(List.of(0, 1), List.of(3), List.of(2), List.of(4), List.of(5)),
                 rowsOf(plan(UPDATE, named(1, 2, 1, 3, 1, 1), T, "flushless.maxRowsPerStatement", "2")));
         List<Bind[]> nullKeys = rows(row("a", Bind.ofNull(Types.INTEGER)), row("b", Bind.ofNull(Types.INTEGER)));
         assertEquals(List.of(List.of(0, 1)), rowsOf(plan(UPDATE, nullKeys, T)), "id = NULL matches nothing");
@@ -81,7 +84,9 @@ class KeyedPlannerTest {
     void aKeyColumnTheUpdateSetsDoesNotSeparateRows() {
         String optimistic = "UPDATE t SET name = ?, version = ? WHERE id = ? AND version = ?";
         List<Bind[]> rows = rows(row("a", 2, 1, 1), row("b", 3, 1, 2), row("c", 2, 2, 1));
-        assertEquals(List.of(List.of(0, 2), List.of(1)), rowsOf(plan(optimistic, rows, T)),
+        assertEquals(
+                List.of(List.of(0, 2), List.of(1)),
+                rowsOf(plan(optimistic, rows, T)),
                 "the second row of id 1 must see the version the first one left");
     }
 
@@ -89,10 +94,15 @@ class KeyedPlannerTest {
     void aDeleteUsesItsRows() {
         BatchPlan plan = plan("DELETE FROM t WHERE id = ? AND name = ?", rows(row(1, "a"), row(2, "b")), T);
         assertEquals("delete-using-unnest", plan.rewriteKind());
-        assertTrue(plan.statements().get(0).sql().startsWith("WITH flushless_dml AS (DELETE FROM t  USING unnest("
-                + "CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY AS flushless_v(flushless_p1,"
-                + " flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p1 AND name = flushless_v.flushless_p2"
-                + " RETURNING flushless_v.flushless_ord)"), plan.statements().get(0).sql());
+        assertTrue(
+                plan.statements()
+                        .get(0)
+                        .sql()
+                        .startsWith("WITH flushless_dml AS (DELETE FROM t  USING unnest("
+                                + "CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY AS flushless_v(flushless_p1,"
+                                + " flushless_p2, flushless_ord) WHERE id = flushless_v.flushless_p1 AND name = flushless_v.flushless_p2"
+                                + " RETURNING flushless_v.flushless_ord)"),
+                plan.statements().get(0).sql());
     }
 
     @Test
@@ -106,47 +116,83 @@ class KeyedPlannerTest {
         assertEquals(List.of(32767, 7233), sizesOf(plan), "65535 / 2 rows of 2 parameters");
         Step last = plan.statements().get(1);
         assertEquals(Decoding.ORDINALS, last.decoding());
-        assertTrue(last.sql().startsWith("UPDATE t SET name = flushless_v.flushless_p1  FROM (VALUES (1, CAST(? AS"
-                + " varchar), CAST(? AS integer)), (2, "), last.sql());
+        assertTrue(
+                last.sql()
+                        .startsWith("UPDATE t SET name = flushless_v.flushless_p1  FROM (VALUES (1, CAST(? AS"
+                                + " varchar), CAST(? AS integer)), (2, "),
+                last.sql());
     }
 
     @Test
     void settingAUniqueColumnChecksTheBatchOrderUnlessAKeyRepeats() {
-        TableInfo uniqueName = table(List.of(new UniqueKey(List.of("id"), false, true),
-                new UniqueKey(List.of("name"), false, true)), ID, NAME, VERSION);
+        TableInfo uniqueName = table(
+                List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
+                ID,
+                NAME,
+                VERSION);
         Step step = plan(UPDATE, named(1, 2), uniqueName).statements().get(0);
         assertEquals(Decoding.ORDINAL_ARRAY, step.decoding());
         assertTrue(step.sql().contains("flushless: a coalesced UPDATE gives a row a unique value"), step.sql());
-        assertEquals("sets a column of a unique key (name) in statements out of batch order (a repeated key): unique"
-                + " checks would run in another order than row by row", plan(UPDATE, named(1, 1), uniqueName)
-                .fallbackReason());
-        TableInfo expression = new TableInfo(1, null, null, false, T.columns(), new long[] {1}, false, T.uniqueKeys(),
+        assertEquals(
+                "sets a column of a unique key (name) in statements out of batch order (a repeated key): unique"
+                        + " checks would run in another order than row by row",
+                plan(UPDATE, named(1, 1), uniqueName).fallbackReason());
+        TableInfo expression = new TableInfo(
+                1,
+                null,
+                null,
+                false,
+                T.columns(),
+                new long[] {1},
+                false,
+                T.uniqueKeys(),
                 "table has a unique index on an expression");
-        assertEquals("changes rows of a table whose uniqueness is not modelled (table has a unique index on an"
-                + " expression): its checks depend on the order rows change", plan(UPDATE, named(1), expression)
-                .fallbackReason());
-        assertEquals("delete-using-unnest", plan("DELETE FROM t WHERE id = ?", rows(row(1)), expression).rewriteKind());
+        assertEquals(
+                "changes rows of a table whose uniqueness is not modelled (table has a unique index on an"
+                        + " expression): its checks depend on the order rows change",
+                plan(UPDATE, named(1), expression).fallbackReason());
+        assertEquals(
+                "delete-using-unnest",
+                plan("DELETE FROM t WHERE id = ?", rows(row(1)), expression).rewriteKind());
     }
 
     @Test
     void fallsBackWhereColumnsOrTypesAreNotModelled() throws Exception {
-        assertEquals("the delegate connection is not pgjdbc: parameter types unknown", KeyedPlanner.plan(sql(UPDATE),
-                named(1), T, settings(SessionFacts.UNKNOWN)).fallbackReason());
-        assertEquals("table has a column named flushless_x", plan(UPDATE, named(1),
-                table(ID, NAME, new ColumnInfo("flushless_x", 25, "text", true))).fallbackReason());
-        assertEquals("SET column not found: name", plan(UPDATE, named(1), table(ID)).fallbackReason());
-        assertEquals("WHERE column not found: id", plan(UPDATE, named(1), table(List.of(), NAME)).fallbackReason());
-        assertEquals("a SET value is longer than character varying(3)", plan("UPDATE t SET code = ? WHERE id = ?",
-                rows(row("abcd", 1)), table(ID, CODE)).fallbackReason());
-        assertEquals("parameter 1: setter whose declared type is not modelled", plan(UPDATE,
-                rows(row(Bind.ofUrl(new URL("http://example.com")), 1)), T).fallbackReason());
-        assertEquals("parameter 1: rows bind it with different types [oid 1043, oid 23]", plan(UPDATE,
-                rows(row("a", 1), row(2, 2)), T).fallbackReason());
-        assertEquals("parameter 1 inside an expression is bound untyped or with different types [oid 23, oid 20]",
-                plan("UPDATE t SET version = version + ? WHERE id = ?", rows(row(1, 1), row(1L, 2)), T).fallbackReason());
-        assertEquals("key column ts of type timestamp without time zone bound with Timestamp: equality not modelled",
-                plan("UPDATE t SET name = ? WHERE ts = ?", rows(row("a", Bind.ofTimestamp(new Timestamp(0), null))),
-                        table(ID, NAME, TS)).fallbackReason());
+        assertEquals(
+                "the delegate connection is not pgjdbc: parameter types unknown",
+                KeyedPlanner.plan(sql(UPDATE), named(1), T, settings(SessionFacts.UNKNOWN))
+                        .fallbackReason());
+        assertEquals(
+                "table has a column named flushless_x",
+                plan(UPDATE, named(1), table(ID, NAME, new ColumnInfo("flushless_x", 25, "text", true)))
+                        .fallbackReason());
+        assertEquals(
+                "SET column not found: name", plan(UPDATE, named(1), table(ID)).fallbackReason());
+        assertEquals(
+                "WHERE column not found: id",
+                plan(UPDATE, named(1), table(List.of(), NAME)).fallbackReason());
+        assertEquals(
+                "a SET value is longer than character varying(3)",
+                plan("UPDATE t SET code = ? WHERE id = ?", rows(row("abcd", 1)), table(ID, CODE))
+                        .fallbackReason());
+        assertEquals(
+                "parameter 1: setter whose declared type is not modelled",
+                plan(UPDATE, rows(row(Bind.ofUrl(new URL("http://example.com")), 1)), T)
+                        .fallbackReason());
+        assertEquals(
+                "parameter 1: rows bind it with different types [oid 1043, oid 23]",
+                plan(UPDATE, rows(row("a", 1), row(2, 2)), T).fallbackReason());
+        assertEquals(
+                "parameter 1 inside an expression is bound untyped or with different types [oid 23, oid 20]",
+                plan("UPDATE t SET version = version + ? WHERE id = ?", rows(row(1, 1), row(1L, 2)), T)
+                        .fallbackReason());
+        assertEquals(
+                "key column ts of type timestamp without time zone bound with Timestamp: equality not modelled",
+                plan(
+                                "UPDATE t SET name = ? WHERE ts = ?",
+                                rows(row("a", Bind.ofTimestamp(new Timestamp(0), null))),
+                                table(ID, NAME, TS))
+                        .fallbackReason());
     }
 
     /**
@@ -157,9 +203,13 @@ class KeyedPlannerTest {
     @Test
     void anArrayColumnTakesTheValuesForm() {
         ColumnInfo tags = new ColumnInfo("tags", 1007, "integer[]", true);
-        BatchPlan plan = plan("UPDATE t SET tags = ? WHERE id = ?",
-                rows(row(Bind.ofNull(Types.ARRAY), 1), row(Bind.ofNull(Types.ARRAY), 2)), table(ID, tags));
+        BatchPlan plan = plan(
+                "UPDATE t SET tags = ? WHERE id = ?",
+                rows(row(Bind.ofNull(Types.ARRAY), 1), row(Bind.ofNull(Types.ARRAY), 2)),
+                table(ID, tags));
         assertEquals("update-join", plan.rewriteKind());
-        assertTrue(plan.statements().get(0).sql().contains("CAST(? AS integer[])"), plan.statements().get(0).sql());
+        assertTrue(
+                plan.statements().get(0).sql().contains("CAST(? AS integer[])"),
+                plan.statements().get(0).sql());
     }
 }

@@ -30,8 +30,10 @@ class NewerServerFeaturesTest {
 
     private static void assumeServer(TestDatabase db, int versionNum, String feature) throws SQLException {
         int version = db.serverVersionNum();
-        assumeTrue(version >= versionNum, feature + " needs PostgreSQL " + versionNum / 10000 + "+; the server is "
-                + version + ": the rewrite's plain form is tested on every major elsewhere");
+        assumeTrue(
+                version >= versionNum,
+                feature + " needs PostgreSQL " + versionNum / 10000 + "+; the server is " + version
+                        + ": the rewrite's plain form is tested on every major elsewhere");
     }
 
     /** An upsert batch whose arbiter index is NULLS NOT DISTINCT: the anti-join form is not applied, answers are bare's. */
@@ -41,7 +43,8 @@ class NewerServerFeaturesTest {
         String schema = "CREATE TABLE nnd (id serial PRIMARY KEY, k int, v text, UNIQUE NULLS NOT DISTINCT (k))";
         String upsert = "INSERT INTO nnd (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v";
         List<String> bare = run(db, null, schema, upsert);
-        for (String mode : new String[] {"flushless.mode=batch&flushless.onConflict=antijoin", "flushless.mode=batch"}) {
+        for (String mode :
+                new String[] {"flushless.mode=batch&flushless.onConflict=antijoin", "flushless.mode=batch"}) {
             List<String> flushless = run(db, mode, schema, upsert);
             assertEquals(bare, flushless, mode);
         }
@@ -51,12 +54,14 @@ class NewerServerFeaturesTest {
     @Test
     void aKeyWithANondeterministicCollationRunsAsSent(TestDatabase db) throws SQLException {
         assumeServer(db, 120000, "nondeterministic collations");
-        try (Connection c = db.bare(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_collation WHERE collprovider = 'i'")) {
+        try (Connection c = db.bare();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_collation WHERE collprovider = 'i'")) {
             rs.next();
             assumeTrue(rs.getInt(1) > 0, "the server was built without ICU: no nondeterministic collation to create");
         }
-        db.execute("DROP COLLATION IF EXISTS flushless_ci",
+        db.execute(
+                "DROP COLLATION IF EXISTS flushless_ci",
                 "CREATE COLLATION flushless_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
         String schema = "CREATE TABLE ci (name text COLLATE flushless_ci PRIMARY KEY, v text)";
         String update = "UPDATE ci SET v = ? WHERE name = ?";
@@ -79,8 +84,9 @@ class NewerServerFeaturesTest {
         List<String> out = new ArrayList<>();
         String url = settings == null ? db.pgjdbcUrl() : db.flushlessUrl(settings);
         try (Connection c = DriverManager.getConnection(url, db.credentials());
-             PreparedStatement ps = c.prepareStatement(sql)) {
-            Object[][] rows = update ? new Object[][] {{"x", "ALPHA"}, {"y", "Beta"}, {"z", "gamma"}}
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            Object[][] rows = update
+                    ? new Object[][] {{"x", "ALPHA"}, {"y", "Beta"}, {"z", "gamma"}}
                     : new Object[][] {{null, "null again"}, {1, "one"}, {2, "two"}};
             for (Object[] row : rows) {
                 if (update) {
@@ -95,9 +101,13 @@ class NewerServerFeaturesTest {
             out.add(java.util.Arrays.toString(ps.executeBatch()));
             if (settings != null && (update || settings.contains("antijoin"))) {
                 long ranAsSent = c.unwrap(FlushlessConnection.class).report().fallbacks().values().stream()
-                        .mapToLong(Long::longValue).sum();
-                assertEquals(rows.length, ranAsSent, "the batch's rows are counted under a fallback (the anti-join form or"
-                        + " the keyed UPDATE not applied): " + settings);
+                        .mapToLong(Long::longValue)
+                        .sum();
+                assertEquals(
+                        rows.length,
+                        ranAsSent,
+                        "the batch's rows are counted under a fallback (the anti-join form or"
+                                + " the keyed UPDATE not applied): " + settings);
             }
         }
         out.add(db.rows(update ? "SELECT name, v FROM ci ORDER BY name" : "SELECT k, v FROM nnd ORDER BY k NULLS FIRST")

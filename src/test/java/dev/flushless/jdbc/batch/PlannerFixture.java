@@ -1,11 +1,10 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.SessionFacts;
-
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.session.TableCatalog.UniqueKey;
@@ -36,8 +35,7 @@ final class PlannerFixture {
     static final ColumnInfo TS = new ColumnInfo("ts", 1114, "timestamp without time zone", true);
     static final ColumnInfo PRICE = new ColumnInfo("price", 1700, "numeric", true);
 
-    private PlannerFixture() {
-    }
+    private PlannerFixture() {}
 
     static StatementDescription sql(String sql) {
         return ANALYZER.describe(sql);
@@ -75,8 +73,16 @@ final class PlannerFixture {
 
     /** {@code table} whose INSERTs draw ids from a sequence. */
     static TableInfo drawingFromSequences(TableInfo t) {
-        return new TableInfo(t.oid(), t.kindProblem(), t.userCode(), t.cascades(), t.columns(), t.family(), true,
-                t.uniqueKeys(), t.uniquenessNotModelled());
+        return new TableInfo(
+                t.oid(),
+                t.kindProblem(),
+                t.userCode(),
+                t.cascades(),
+                t.columns(),
+                t.family(),
+                true,
+                t.uniqueKeys(),
+                t.uniquenessNotModelled());
     }
 
     /** One batch row: Integer, Long, String and null values become setInt, setLong, setString, setNull; Binds stay. */
@@ -84,8 +90,15 @@ final class PlannerFixture {
         Bind[] row = new Bind[values.length];
         for (int p = 0; p < values.length; p++) {
             Object v = values[p];
-            row[p] = v instanceof Bind b ? b : v instanceof Integer i ? Bind.ofInt(i) : v instanceof Long l ? Bind.ofLong(l)
-                    : v instanceof String s ? Bind.ofString(s) : v == null ? Bind.ofNull(Types.INTEGER) : Bind.ofObject(v);
+            row[p] = v instanceof Bind b
+                    ? b
+                    : v instanceof Integer i
+                            ? Bind.ofInt(i)
+                            : v instanceof Long l
+                                    ? Bind.ofLong(l)
+                                    : v instanceof String s
+                                            ? Bind.ofString(s)
+                                            : v == null ? Bind.ofNull(Types.INTEGER) : Bind.ofObject(v);
         }
         return row;
     }

@@ -1,12 +1,11 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.TableCatalog;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.testing.PostgresExtension;
 import dev.flushless.jdbc.testing.TestDatabase;
 import java.sql.Connection;
@@ -39,20 +38,25 @@ class ResultDecodingTest {
         List<String> bare = upsertWithKeys(db, null);
         List<String> flushless = upsertWithKeys(db, "flushless.mode=batch");
         assertEquals(bare, flushless);
-        assertEquals(List.of("[1, 1, 0]", "[u1, u2]", "rows=[[1, u1], [2, u2], [3, u3]]"), bare,
+        assertEquals(
+                List.of("[1, 1, 0]", "[u1, u2]", "rows=[[1, u1], [2, u2], [3, u3]]"),
+                bare,
                 "bare pgjdbc: two new rows and their keys, one conflict");
     }
 
     private static List<String> upsertWithKeys(TestDatabase db, String settings) throws SQLException {
-        db.execute("DROP TABLE IF EXISTS keyed", "CREATE TABLE keyed (id int PRIMARY KEY, uuid text)",
+        db.execute(
+                "DROP TABLE IF EXISTS keyed",
+                "CREATE TABLE keyed (id int PRIMARY KEY, uuid text)",
                 "INSERT INTO keyed VALUES (3, 'u3')");
         Properties properties = db.credentials();
         properties.setProperty("quoteReturningIdentifiers", "false");
         String url = settings == null ? db.pgjdbcUrl() : db.flushlessUrl(settings);
         List<String> out = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(url, properties);
-             PreparedStatement ps = c.prepareStatement("INSERT INTO keyed (id, uuid) VALUES (?, ?) ON CONFLICT (id)"
-                     + " DO NOTHING", new String[] {"uuid"})) {
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO keyed (id, uuid) VALUES (?, ?) ON CONFLICT (id)" + " DO NOTHING",
+                        new String[] {"uuid"})) {
             for (int id = 1; id <= 3; id++) {
                 ps.setInt(1, id);
                 ps.setString(2, "u" + id);
@@ -81,18 +85,26 @@ class ResultDecodingTest {
         db.execute("DROP TABLE IF EXISTS aligned", "CREATE TABLE aligned (id int PRIMARY KEY)");
         TableCatalog.ColumnInfo id = new TableCatalog.ColumnInfo("id", SentType.INT4, "integer", true);
         // the keys the plan expects (7, 8) are not the ones the statement returns (1, 2)
-        BatchPlan.Step step = new BatchPlan.Step("INSERT INTO aligned (id) VALUES (1), (2) RETURNING id", new int[] {0, 1},
-                BatchPlan.Decoding.ALIGNED, 0, new Bind[0],
-                new BatchPlan.Alignment(new TableCatalog.ColumnInfo[] {id}, new Object[][] {{7L}, {8L}}), null);
+        BatchPlan.Step step = new BatchPlan.Step(
+                "INSERT INTO aligned (id) VALUES (1), (2) RETURNING id",
+                new int[] {0, 1},
+                BatchPlan.Decoding.ALIGNED,
+                0,
+                new Bind[0],
+                new BatchPlan.Alignment(new TableCatalog.ColumnInfo[] {id}, new Object[][] {{7L}, {8L}}),
+                null);
         BatchPlan plan = new BatchPlan("test", List.of(step), null);
         try (Connection c = db.bare()) {
             // an Undone here (not an SQLException) fails the assertion: a re-run would insert the rows twice
-            SQLException e = assertThrows(SQLException.class,
-                    () -> BatchExecutor.run(c, plan, List.of(new Bind[0], new Bind[0]), 0, 0));
+            SQLException e = assertThrows(
+                    SQLException.class, () -> BatchExecutor.run(c, plan, List.of(new Bind[0], new Bind[0]), 0, 0));
             assertEquals("99999", e.getSQLState());
             assertTrue(e.getMessage().contains("was applied"), e.getMessage());
         }
-        assertArrayEquals(new Object[] {"1", "2"}, db.rows("SELECT id FROM aligned ORDER BY id").stream()
-                .map(r -> r.get(0)).toArray());
+        assertArrayEquals(
+                new Object[] {"1", "2"},
+                db.rows("SELECT id FROM aligned ORDER BY id").stream()
+                        .map(r -> r.get(0))
+                        .toArray());
     }
 }

@@ -1,7 +1,5 @@
 package dev.flushless.jdbc.batch;
 
-import dev.flushless.jdbc.session.SessionFacts;
-
 import static dev.flushless.jdbc.batch.PlannerFixture.ID;
 import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
 import static dev.flushless.jdbc.batch.PlannerFixture.TS;
@@ -23,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchPlan.Decoding;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.session.TableCatalog.UniqueKey;
 import java.sql.Timestamp;
@@ -34,14 +33,15 @@ import org.junit.jupiter.api.Test;
 class UpsertPlannerTest {
 
     private static final String INSERT = "INSERT INTO t (id, name) VALUES (?, ?)";
-    private static final String UNNEST = "INSERT INTO t (id, name) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2"
-            + " FROM unnest(CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY"
-            + " AS flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord";
+    private static final String UNNEST =
+            "INSERT INTO t (id, name) SELECT flushless_v.flushless_p1, flushless_v.flushless_p2"
+                    + " FROM unnest(CAST(? AS integer[]), CAST(? AS text[])::varchar[]) WITH ORDINALITY"
+                    + " AS flushless_v(flushless_p1, flushless_p2, flushless_ord) ORDER BY flushless_v.flushless_ord";
     private static final String DO_UPDATE = " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name";
     private static final TableInfo T = table(ID, NAME);
 
-    private static BatchPlan plan(String sql, List<Bind[]> rows, TableInfo table, String returningSuffix,
-            BatchPlanner.Settings settings) {
+    private static BatchPlan plan(
+            String sql, List<Bind[]> rows, TableInfo table, String returningSuffix, BatchPlanner.Settings settings) {
         return UpsertPlanner.plan(sql(sql), rows, table, returningSuffix, settings);
     }
 
@@ -62,7 +62,8 @@ class UpsertPlannerTest {
         Step step = plan.statements().get(0);
         assertEquals(UNNEST + " ON CONFLICT (id) DO NOTHING\nRETURNING \"id\"", step.sql());
         assertEquals(Decoding.ALIGNED, step.decoding());
-        assertEquals(List.of(List.of(1L), List.of(2L), List.of(1L)), alignment(step), "keys as the index compares them");
+        assertEquals(
+                List.of(List.of(1L), List.of(2L), List.of(1L)), alignment(step), "keys as the index compares them");
         assertEquals("id", step.alignment().columns()[0].name());
     }
 
@@ -71,7 +72,9 @@ class UpsertPlannerTest {
         BatchPlan plan = plan(INSERT + DO_UPDATE, keys(1, 2, 1, 3, 1), T, null, settings());
         assertEquals("upsert-do-update-unnest", plan.rewriteKind());
         assertEquals(List.of(List.of(0, 1, 3), List.of(2), List.of(4)), rowsOf(plan));
-        assertEquals(UNNEST + DO_UPDATE + "\nRETURNING \"id\"", plan.statements().get(1).sql());
+        assertEquals(
+                UNNEST + DO_UPDATE + "\nRETURNING \"id\"",
+                plan.statements().get(1).sql());
         assertEquals(List.of(List.of(1L)), alignment(plan.statements().get(2)));
     }
 
@@ -79,7 +82,8 @@ class UpsertPlannerTest {
     void aNullKeyNeverConflictsSoItNeverWaits() {
         BatchPlan plan = plan(INSERT + DO_UPDATE, rows(row(null, "a"), row(null, "b")), T, null, settings());
         assertEquals(List.of(List.of(0, 1)), rowsOf(plan));
-        assertEquals(List.of(Arrays.asList((Object) null), Arrays.asList((Object) null)),
+        assertEquals(
+                List.of(Arrays.asList((Object) null), Arrays.asList((Object) null)),
                 alignment(plan.statements().get(0)));
     }
 
@@ -91,14 +95,19 @@ class UpsertPlannerTest {
         assertEquals(List.of(List.of(0, 2), List.of(1)), rowsOf(plan));
         assertEquals(List.of("x"), tailOf(plan.statements().get(0)));
         assertEquals(List.of("y"), tailOf(plan.statements().get(1)));
-        assertEquals("upsert rows need statements out of batch order and the table draws from a sequence: rows would"
-                + " get other ids than row by row", plan(sql, rows, drawingFromSequences(T), null, settings())
-                .fallbackReason());
+        assertEquals(
+                "upsert rows need statements out of batch order and the table draws from a sequence: rows would"
+                        + " get other ids than row by row",
+                plan(sql, rows, drawingFromSequences(T), null, settings()).fallbackReason());
     }
 
     @Test
     void chunksStayWithinTheBindParameterLimitCountingTheDoUpdateParameters() {
-        BatchPlan plan = plan(INSERT + " ON CONFLICT (id) DO UPDATE SET name = ?", numbered(40_000, "x"), T, null,
+        BatchPlan plan = plan(
+                INSERT + " ON CONFLICT (id) DO UPDATE SET name = ?",
+                numbered(40_000, "x"),
+                T,
+                null,
                 settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "65535"));
         assertEquals("upsert-do-update", plan.rewriteKind(), "no parameter types: the tuple is repeated");
         assertEquals(List.of(32767, 7233), sizesOf(plan), "(65535 - 1) / 2 rows of 2 parameters, and the 1 shared");
@@ -106,46 +115,72 @@ class UpsertPlannerTest {
         assertEquals(2, first.rowParameters());
         assertEquals(List.of("x"), tailOf(first));
         assertEquals(BatchPlanner.MAX_BIND_PARAMETERS, first.parameterCount(3));
-        assertEquals(List.of(2, 2, 1), sizesOf(plan(INSERT + DO_UPDATE, numbered(5), T, null,
-                settings("flushless.maxRowsPerStatement", "2"))));
+        assertEquals(
+                List.of(2, 2, 1),
+                sizesOf(plan(
+                        INSERT + DO_UPDATE, numbered(5), T, null, settings("flushless.maxRowsPerStatement", "2"))));
     }
 
     @Test
     void generatedKeysMustNameTheConflictColumnsAndKeepBatchOrder() {
         BatchPlan star = plan(INSERT + DO_UPDATE, keys(1, 2), T, "\nRETURNING *", settings());
         assertEquals(Decoding.ALIGNED_RETURNED, star.statements().get(0).decoding());
-        assertEquals(UNNEST + DO_UPDATE + "\nRETURNING *", star.statements().get(0).sql());
-        assertEquals("generated keys of ON CONFLICT that do not include the conflict columns",
-                plan(INSERT + DO_UPDATE, keys(1, 2), T, "\nRETURNING \"name\"", settings()).fallbackReason());
-        assertNull(plan(INSERT + DO_UPDATE, keys(1, 2), T, "\nRETURNING \"id\"", settings()).fallbackReason());
-        assertEquals("generated keys of an upsert whose rows need statements out of batch order",
-                plan(INSERT + DO_UPDATE, keys(1, 1, 2), T, "\nRETURNING *", settings()).fallbackReason());
-        assertEquals(List.of(List.of(0), List.of(1)), rowsOf(plan(INSERT + DO_UPDATE, keys(1, 1), T, "\nRETURNING *",
-                settings())), "a repeat in a later statement that still keeps batch order");
+        assertEquals(
+                UNNEST + DO_UPDATE + "\nRETURNING *", star.statements().get(0).sql());
+        assertEquals(
+                "generated keys of ON CONFLICT that do not include the conflict columns",
+                plan(INSERT + DO_UPDATE, keys(1, 2), T, "\nRETURNING \"name\"", settings())
+                        .fallbackReason());
+        assertNull(plan(INSERT + DO_UPDATE, keys(1, 2), T, "\nRETURNING \"id\"", settings())
+                .fallbackReason());
+        assertEquals(
+                "generated keys of an upsert whose rows need statements out of batch order",
+                plan(INSERT + DO_UPDATE, keys(1, 1, 2), T, "\nRETURNING *", settings())
+                        .fallbackReason());
+        assertEquals(
+                List.of(List.of(0), List.of(1)),
+                rowsOf(plan(INSERT + DO_UPDATE, keys(1, 1), T, "\nRETURNING *", settings())),
+                "a repeat in a later statement that still keeps batch order");
     }
 
     @Test
     void theStatementsOwnReturningIsDiscarded() {
         BatchPlan plan = plan(INSERT + DO_UPDATE + " RETURNING id", keys(1), T, null, settings());
         assertEquals(Decoding.RETURNED_ROWS_DISCARDED, plan.statements().get(0).decoding());
-        assertEquals(UNNEST + DO_UPDATE + " RETURNING id", plan.statements().get(0).sql());
+        assertEquals(
+                UNNEST + DO_UPDATE + " RETURNING id", plan.statements().get(0).sql());
     }
 
     @Test
     void fallsBackWhereKeysOrUniqueChecksAreNotModelled() {
         TableInfo stamped = table(List.of(new UniqueKey(List.of("ts"), false, true)), ID, NAME, TS);
-        assertEquals("ON CONFLICT column ts of type timestamp without time zone bound with Timestamp: equality not"
-                + " modelled", plan("INSERT INTO t (ts, name) VALUES (?, ?) ON CONFLICT (ts) DO NOTHING",
-                rows(row(Bind.ofTimestamp(new Timestamp(0), null), "a")), stamped, null, settings()).fallbackReason());
-        assertEquals("ON CONFLICT column not found: id", plan(INSERT + DO_UPDATE, keys(1), table(NAME), null, settings())
-                .fallbackReason());
-        TableInfo uniqueName = table(List.of(new UniqueKey(List.of("id"), false, true),
-                new UniqueKey(List.of("name"), false, true)), ID, NAME);
-        assertEquals("upsert sets a column of a unique key (name) in statements out of batch order (a repeated key):"
-                + " unique checks would run in another order than row by row",
-                plan(INSERT + DO_UPDATE, keys(1, 1, 2), uniqueName, null, settings()).fallbackReason());
-        assertEquals("upsert-do-update-unnest", plan(INSERT + DO_UPDATE, keys(1, 2), uniqueName, null, settings())
-                .rewriteKind(), "in batch order PostgreSQL checks the unique name row by row itself");
+        assertEquals(
+                "ON CONFLICT column ts of type timestamp without time zone bound with Timestamp: equality not"
+                        + " modelled",
+                plan(
+                                "INSERT INTO t (ts, name) VALUES (?, ?) ON CONFLICT (ts) DO NOTHING",
+                                rows(row(Bind.ofTimestamp(new Timestamp(0), null), "a")),
+                                stamped,
+                                null,
+                                settings())
+                        .fallbackReason());
+        assertEquals(
+                "ON CONFLICT column not found: id",
+                plan(INSERT + DO_UPDATE, keys(1), table(NAME), null, settings()).fallbackReason());
+        TableInfo uniqueName = table(
+                List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
+                ID,
+                NAME);
+        assertEquals(
+                "upsert sets a column of a unique key (name) in statements out of batch order (a repeated key):"
+                        + " unique checks would run in another order than row by row",
+                plan(INSERT + DO_UPDATE, keys(1, 1, 2), uniqueName, null, settings())
+                        .fallbackReason());
+        assertEquals(
+                "upsert-do-update-unnest",
+                plan(INSERT + DO_UPDATE, keys(1, 2), uniqueName, null, settings())
+                        .rewriteKind(),
+                "in batch order PostgreSQL checks the unique name row by row itself");
     }
 
     /**
@@ -155,15 +190,20 @@ class UpsertPlannerTest {
      */
     @Test
     void generatedKeysMustNameTheConflictColumnsExactly() {
-        List<StatementDescription.KeyColumn> id = sql(INSERT + " ON CONFLICT (id) DO NOTHING").conflictKeys();
+        List<StatementDescription.KeyColumn> id =
+                sql(INSERT + " ON CONFLICT (id) DO NOTHING").conflictKeys();
         assertTrue(UpsertPlanner.namesAll("\nRETURNING \"id\"", id));
         assertTrue(UpsertPlanner.namesAll("\nRETURNING \"name\", \"id\"", id));
-        assertTrue(UpsertPlanner.namesAll("\nRETURNING ID, name", id), "an unquoted name is folded as the server folds it");
+        assertTrue(
+                UpsertPlanner.namesAll("\nRETURNING ID, name", id),
+                "an unquoted name is folded as the server folds it");
         assertFalse(UpsertPlanner.namesAll("\nRETURNING uuid", id));
         assertFalse(UpsertPlanner.namesAll("\nRETURNING \"uuid\"", id));
         assertFalse(UpsertPlanner.namesAll("\nRETURNING \"Id\"", id), "a quoted name keeps its case");
         assertFalse(UpsertPlanner.namesAll("\nRETURNING id + 0", id));
-        assertEquals("generated keys of ON CONFLICT that do not include the conflict columns",
-                plan(INSERT + " ON CONFLICT (id) DO NOTHING", keys(1, 2), T, "\nRETURNING uuid", settings()).fallbackReason());
+        assertEquals(
+                "generated keys of ON CONFLICT that do not include the conflict columns",
+                plan(INSERT + " ON CONFLICT (id) DO NOTHING", keys(1, 2), T, "\nRETURNING uuid", settings())
+                        .fallbackReason());
     }
 }

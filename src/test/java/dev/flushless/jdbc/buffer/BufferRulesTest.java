@@ -23,8 +23,14 @@ class BufferRulesTest {
     private static final TableInfo SERIAL = table(3, true);
 
     private static TableInfo table(long oid, boolean drawsFromSequences) {
-        return new TableInfo(oid, null, null, false, Map.of("id", new ColumnInfo("id", 23, "integer", true),
-                "v", new ColumnInfo("v", 25, "text", true)), new long[] {oid}, drawsFromSequences);
+        return new TableInfo(
+                oid,
+                null,
+                null,
+                false,
+                Map.of("id", new ColumnInfo("id", 23, "integer", true), "v", new ColumnInfo("v", 25, "text", true)),
+                new long[] {oid},
+                drawsFromSequences);
     }
 
     private static StatementDescription sql(String sql) {
@@ -54,19 +60,33 @@ class BufferRulesTest {
     @Test
     void onlyPlainInsertsWithEveryParameterSetAreBuffered() {
         Bind[] full = {Bind.ofInt(1), Bind.ofString("a")};
-        assertNull(BufferRules.whyNotBufferable(sql("INSERT INTO t (id, v) VALUES (?, ?)"), List.<Bind[]>of(full), false));
-        assertNull(BufferRules.whyNotBufferable(sql("INSERT INTO t (id, v) VALUES (1, 'a')"), List.<Bind[]>of(new Bind[0]),
-                true));
-        assertEquals("a parameter is not set", BufferRules.whyNotBufferable(sql("INSERT INTO t (id, v) VALUES (?, ?)"),
-                List.<Bind[]>of(new Bind[] {Bind.ofInt(1), null}), false));
-        assertEquals("a ? in a Statement's text is an operator, not a parameter", BufferRules.whyNotBufferable(
-                sql("INSERT INTO t (id, v) VALUES (?, 'a')"), List.<Bind[]>of(new Bind[0]), true));
-        assertEquals("RETURNING: its rows are read", BufferRules.whyNotBufferable(
-                sql("INSERT INTO t (id, v) VALUES (?, ?) RETURNING id"), List.<Bind[]>of(full), false));
-        assertEquals("ON CONFLICT: its update count is not known in advance", BufferRules.whyNotBufferable(
-                sql("INSERT INTO t (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"), List.<Bind[]>of(full), false));
-        assertEquals("not an INSERT", BufferRules.whyNotBufferable(sql("UPDATE t SET v = ? WHERE id = ?"),
-                List.<Bind[]>of(full), false));
+        assertNull(
+                BufferRules.whyNotBufferable(sql("INSERT INTO t (id, v) VALUES (?, ?)"), List.<Bind[]>of(full), false));
+        assertNull(BufferRules.whyNotBufferable(
+                sql("INSERT INTO t (id, v) VALUES (1, 'a')"), List.<Bind[]>of(new Bind[0]), true));
+        assertEquals(
+                "a parameter is not set",
+                BufferRules.whyNotBufferable(
+                        sql("INSERT INTO t (id, v) VALUES (?, ?)"),
+                        List.<Bind[]>of(new Bind[] {Bind.ofInt(1), null}),
+                        false));
+        assertEquals(
+                "a ? in a Statement's text is an operator, not a parameter",
+                BufferRules.whyNotBufferable(
+                        sql("INSERT INTO t (id, v) VALUES (?, 'a')"), List.<Bind[]>of(new Bind[0]), true));
+        assertEquals(
+                "RETURNING: its rows are read",
+                BufferRules.whyNotBufferable(
+                        sql("INSERT INTO t (id, v) VALUES (?, ?) RETURNING id"), List.<Bind[]>of(full), false));
+        assertEquals(
+                "ON CONFLICT: its update count is not known in advance",
+                BufferRules.whyNotBufferable(
+                        sql("INSERT INTO t (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
+                        List.<Bind[]>of(full),
+                        false));
+        assertEquals(
+                "not an INSERT",
+                BufferRules.whyNotBufferable(sql("UPDATE t SET v = ? WHERE id = ?"), List.<Bind[]>of(full), false));
     }
 
     @Test
@@ -87,13 +107,21 @@ class BufferRulesTest {
 
     @Test
     void writesRideAlongWhenTheirCountIsAllTheyReturn() {
-        assertNull(BufferRules.whyNotRideable(sql("UPDATE t SET v = ? WHERE id = ?"),
-                new Bind[] {Bind.ofString("a"), Bind.ofInt(1)}, false, () -> true));
-        assertEquals("RETURNING: its rows are read", BufferRules.whyNotRideable(
-                sql("UPDATE t SET v = ? WHERE id = ? RETURNING id"), new Bind[] {Bind.ofString("a"), Bind.ofInt(1)}, false,
-                () -> false));
-        assertEquals("it may draw from a sequence and flushless.exactSequences=true", BufferRules.whyNotRideable(
-                sql("INSERT INTO s (v) VALUES ('a')"), null, true, () -> true));
+        assertNull(BufferRules.whyNotRideable(
+                sql("UPDATE t SET v = ? WHERE id = ?"),
+                new Bind[] {Bind.ofString("a"), Bind.ofInt(1)},
+                false,
+                () -> true));
+        assertEquals(
+                "RETURNING: its rows are read",
+                BufferRules.whyNotRideable(
+                        sql("UPDATE t SET v = ? WHERE id = ? RETURNING id"),
+                        new Bind[] {Bind.ofString("a"), Bind.ofInt(1)},
+                        false,
+                        () -> false));
+        assertEquals(
+                "it may draw from a sequence and flushless.exactSequences=true",
+                BufferRules.whyNotRideable(sql("INSERT INTO s (v) VALUES ('a')"), null, true, () -> true));
         assertNull(BufferRules.whyNotRideable(sql("INSERT INTO s (v) VALUES ('a')"), null, false, () -> true));
     }
 
@@ -107,7 +135,8 @@ class BufferRulesTest {
         assertFalse(BufferRules.sendBeforeAdding(buffer, 1, 10, 10_000, Long.MAX_VALUE));
         assertFalse(BufferRules.sendAfterAdding(holding(T, 10_000), 10_000, Long.MAX_VALUE));
         assertTrue(BufferRules.sendBeforeAdding(holding(T, 10_000), 1, 10, 10_000, Long.MAX_VALUE));
-        assertFalse(BufferRules.sendBeforeAdding(new TransactionBuffer(), 20_000, 10, 10_000, Long.MAX_VALUE),
+        assertFalse(
+                BufferRules.sendBeforeAdding(new TransactionBuffer(), 20_000, 10, 10_000, Long.MAX_VALUE),
                 "an empty buffer takes a write of any size");
         assertTrue(BufferRules.sendAfterAdding(holding(T, 20_000), 10_000, Long.MAX_VALUE), "then sends it at once");
     }

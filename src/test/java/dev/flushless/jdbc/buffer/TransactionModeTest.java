@@ -40,7 +40,8 @@ class TransactionModeTest {
         if (counterKey != null) {
             properties.putAll(RoundTripCountingSocketFactory.properties(counterKey));
         }
-        String url = db.flushlessUrl("flushless.mode=transaction" + (settings.length == 0 ? "" : "&" + String.join("&", settings)));
+        String url = db.flushlessUrl(
+                "flushless.mode=transaction" + (settings.length == 0 ? "" : "&" + String.join("&", settings)));
         return DriverManager.getConnection(url, properties);
     }
 
@@ -62,7 +63,9 @@ class TransactionModeTest {
 
     @Test
     void threeTableTransactionRunsAsOneStatementInOneRoundTrip(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE demo1 (id int PRIMARY KEY, v text)", "CREATE TABLE demo2 (id int PRIMARY KEY, v text)",
+        db.execute(
+                "CREATE TABLE demo1 (id int PRIMARY KEY, v text)",
+                "CREATE TABLE demo2 (id int PRIMARY KEY, v text)",
                 "CREATE TABLE demo3 (id int PRIMARY KEY, v text)");
         String key = "three-table-" + UUID.randomUUID();
         try (Connection c = transactional(db, key)) {
@@ -78,7 +81,8 @@ class TransactionModeTest {
             }
             assertEquals(5, socket.roundTrips(), "one round trip per transaction, commit included");
             if (stats) {
-                assertEquals(5, db.statementCount("%"), "one statement per transaction: no BEGIN, no COMMIT of its own");
+                assertEquals(
+                        5, db.statementCount("%"), "one statement per transaction: no BEGIN, no COMMIT of its own");
             }
             assertFalse(c.getAutoCommit());
         }
@@ -86,7 +90,6 @@ class TransactionModeTest {
             assertEquals(List.of(List.of("6")), db.rows("SELECT count(*) FROM " + table));
         }
     }
-
 
     @Test
     void aThousandRowInsertTransactionIsOneRoundTripAndOneStatement(TestDatabase db) throws Exception {
@@ -112,8 +115,13 @@ class TransactionModeTest {
             assertEquals(0, socket.roundTrips(), "nothing is sent before commit");
             c.commit();
             assertEquals(1, socket.roundTrips());
-            assertEquals(1000, c.unwrap(FlushlessConnection.class).flushlessStats().rewrites().get(FlushPlanner.REWRITE_KIND)
-                    - 1);
+            assertEquals(
+                    1000,
+                    c.unwrap(FlushlessConnection.class)
+                                    .flushlessStats()
+                                    .rewrites()
+                                    .get(FlushPlanner.REWRITE_KIND)
+                            - 1);
         }
         assertEquals(List.of(List.of("1001", "5006.00")), db.rows("SELECT count(*), sum(amount) FROM thousand"));
     }
@@ -124,7 +132,8 @@ class TransactionModeTest {
         try (Connection c = transactional(db, null)) {
             c.setAutoCommit(false);
             insert(c, "INSERT INTO seen (id, v) VALUES (?, ?)", 1, "one");
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT v FROM seen WHERE id = 1")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT v FROM seen WHERE id = 1")) {
                 assertTrue(rs.next());
                 assertEquals("one", rs.getString(1));
             }
@@ -141,8 +150,11 @@ class TransactionModeTest {
 
     @Test
     void sequenceCallsAndReadsOfOtherTablesDoNotSendTheBuffer(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE written (id bigint PRIMARY KEY)", "CREATE TABLE other (id int)",
-                "INSERT INTO other VALUES (7)", "CREATE SEQUENCE written_seq");
+        db.execute(
+                "CREATE TABLE written (id bigint PRIMARY KEY)",
+                "CREATE TABLE other (id int)",
+                "INSERT INTO other VALUES (7)",
+                "CREATE SEQUENCE written_seq");
         String key = "reads-" + UUID.randomUUID();
         try (Connection c = transactional(db, key)) {
             c.setAutoCommit(false);
@@ -162,7 +174,8 @@ class TransactionModeTest {
                 }
                 insert(c, "INSERT INTO written (id) VALUES (?)", id);
             }
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM other")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT id FROM other")) {
                 rs.next();
                 assertEquals(7, rs.getInt(1));
             }
@@ -176,16 +189,20 @@ class TransactionModeTest {
     @Test
     void sequenceCallsSendTheBufferWhenABufferedInsertDrawsFromASequence(TestDatabase db) throws Exception {
         db.enableGenRandomUuid(); // pgcrypto's before PostgreSQL 13
-        db.execute("CREATE TABLE serial_ids (id serial PRIMARY KEY, v text)",
+        db.execute(
+                "CREATE TABLE serial_ids (id serial PRIMARY KEY, v text)",
                 "CREATE TABLE identity_ids (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at timestamptz DEFAULT now())",
                 "CREATE TABLE clock_only (id bigint PRIMARY KEY, at timestamptz DEFAULT now(), u uuid DEFAULT gen_random_uuid())",
                 "CREATE SEQUENCE app_seq");
         for (String mode : List.of("bare", "transaction")) {
-            db.execute("TRUNCATE serial_ids, identity_ids, clock_only RESTART IDENTITY", "ALTER SEQUENCE app_seq RESTART");
-            try (Connection c = mode.equals("bare") ? db.bare() : transactional(db, null); Statement s = c.createStatement()) {
+            db.execute(
+                    "TRUNCATE serial_ids, identity_ids, clock_only RESTART IDENTITY", "ALTER SEQUENCE app_seq RESTART");
+            try (Connection c = mode.equals("bare") ? db.bare() : transactional(db, null);
+                    Statement s = c.createStatement()) {
                 c.setAutoCommit(false);
                 insert(c, "INSERT INTO serial_ids (v) VALUES (?)", "a");
-                try (ResultSet rs = s.executeQuery("SELECT currval('serial_ids_id_seq'), nextval('serial_ids_id_seq')")) {
+                try (ResultSet rs =
+                        s.executeQuery("SELECT currval('serial_ids_id_seq'), nextval('serial_ids_id_seq')")) {
                     rs.next();
                     assertEquals(1, rs.getInt(1), mode);
                     assertEquals(2, rs.getInt(2), mode);
@@ -207,7 +224,8 @@ class TransactionModeTest {
             RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
             socket.reset();
             insert(c, "INSERT INTO clock_only (id) VALUES (?)", 2L);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT nextval('app_seq')")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT nextval('app_seq')")) {
                 rs.next();
             }
             insert(c, "INSERT INTO clock_only (id) VALUES (?)", 3L);
@@ -237,7 +255,8 @@ class TransactionModeTest {
 
     @Test
     void aSingleUpdateOrDeleteRidesInTheSameRoundTripAsTheBufferedInserts(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE acct (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0))",
+        db.execute(
+                "CREATE TABLE acct (id int PRIMARY KEY, balance int NOT NULL CHECK (balance >= 0))",
                 "INSERT INTO acct VALUES (1, 100)");
         String key = "single-ride-" + UUID.randomUUID();
         try (Connection c = transactional(db, key)) {
@@ -276,18 +295,21 @@ class TransactionModeTest {
             insert(c, "INSERT INTO acct (id, balance) VALUES (?, ?)", 6, 1);
             c.commit();
         }
-        assertEquals(List.of(List.of("1", "100"), List.of("6", "1")), db.rows("SELECT id, balance FROM acct ORDER BY id"));
+        assertEquals(
+                List.of(List.of("1", "100"), List.of("6", "1")), db.rows("SELECT id, balance FROM acct ORDER BY id"));
     }
 
     @Test
     void aCoalescedUpdateBatchRidesInTheSameRoundTripAsTheBufferedInserts(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE parent (id int PRIMARY KEY, version int NOT NULL, name text)",
+        db.execute(
+                "CREATE TABLE parent (id int PRIMARY KEY, version int NOT NULL, name text)",
                 "INSERT INTO parent VALUES (1, 0, 'a'), (2, 0, 'b'), (3, 0, 'c')");
         String key = "ride-" + UUID.randomUUID();
         try (Connection c = transactional(db, key)) {
             c.setAutoCommit(false);
             insert(c, "INSERT INTO parent (id, version, name) VALUES (?, ?, ?)", 10, 0, "warm");
-            PreparedStatement warm = c.prepareStatement("UPDATE parent SET name = ?, version = ? WHERE id = ? AND version = ?");
+            PreparedStatement warm =
+                    c.prepareStatement("UPDATE parent SET name = ?, version = ? WHERE id = ? AND version = ?");
             c.commit();
             RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter(key);
             socket.reset();
@@ -303,8 +325,14 @@ class TransactionModeTest {
             assertEquals(1, socket.roundTrips(), "BEGIN, the insert and the update batch in one round trip");
             c.commit();
         }
-        assertEquals(List.of(List.of("1", "renamed"), List.of("2", "b"), List.of("3", "renamed"), List.of("4", "renamed"),
-                List.of("10", "warm")), db.rows("SELECT id, name FROM parent ORDER BY id"));
+        assertEquals(
+                List.of(
+                        List.of("1", "renamed"),
+                        List.of("2", "b"),
+                        List.of("3", "renamed"),
+                        List.of("4", "renamed"),
+                        List.of("10", "warm")),
+                db.rows("SELECT id, name FROM parent ORDER BY id"));
     }
 
     @Test
@@ -372,7 +400,9 @@ class TransactionModeTest {
     @Test
     void aFailingBufferedWriteSurfacesAtCommitWithTheServersSqlStateAndNothingIsCommitted(TestDatabase db)
             throws Exception {
-        db.execute("CREATE TABLE orders (id int PRIMARY KEY, v text)", "CREATE TABLE lines (id int PRIMARY KEY)",
+        db.execute(
+                "CREATE TABLE orders (id int PRIMARY KEY, v text)",
+                "CREATE TABLE lines (id int PRIMARY KEY)",
                 "INSERT INTO orders VALUES (3, 'existing')");
         try (Connection c = transactional(db, null)) {
             c.setAutoCommit(false);
@@ -388,7 +418,8 @@ class TransactionModeTest {
             assertEquals("23505", e.getSQLState());
             assertTrue(e.getMessage().contains("INSERT INTO orders (id, v) VALUES (?, ?)"), e.getMessage());
             assertTrue(e.getMessage().contains("batch row 3 of 5"), e.getMessage());
-            assertTrue(e.getCause() instanceof org.postgresql.util.PSQLException, "the server's exception is the cause");
+            assertTrue(
+                    e.getCause() instanceof org.postgresql.util.PSQLException, "the server's exception is the cause");
             // the connection goes on: a new transaction
             insert(c, "INSERT INTO lines (id) VALUES (?)", 2);
             c.commit();
@@ -430,7 +461,8 @@ class TransactionModeTest {
             }
             c.commit();
         }
-        assertEquals(List.of(List.of("1"), List.of("10"), List.of("20")), db.rows("SELECT id FROM after_ddl ORDER BY id"));
+        assertEquals(
+                List.of(List.of("1"), List.of("10"), List.of("20")), db.rows("SELECT id FROM after_ddl ORDER BY id"));
     }
 
     @Test
@@ -455,8 +487,8 @@ class TransactionModeTest {
                 c.setAutoCommit(false);
                 c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // nothing sent yet: allowed
                 insert(c, "INSERT INTO iso (id) VALUES (?)", 1);
-                SQLException isolation = assertThrows(SQLException.class,
-                        () -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE), mode);
+                SQLException isolation = assertThrows(
+                        SQLException.class, () -> c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE), mode);
                 SQLException readOnly = assertThrows(SQLException.class, () -> c.setReadOnly(true), mode);
                 assertEquals("25001", isolation.getSQLState(), mode);
                 assertEquals("25001", readOnly.getSQLState(), mode);
@@ -524,13 +556,15 @@ class TransactionModeTest {
 
     @Test
     void aCountOtherThanTheAcknowledgedOneFailsTheTransaction(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE skipped (id int PRIMARY KEY)",
+        db.execute(
+                "CREATE TABLE skipped (id int PRIMARY KEY)",
                 "CREATE FUNCTION skip_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$");
         try (Connection c = transactional(db, null)) {
             c.setAutoCommit(false);
             insert(c, "INSERT INTO skipped (id) VALUES (?)", 1);
             c.commit(); // the table's facts are now cached: no trigger
-            db.execute("CREATE TRIGGER skipper BEFORE INSERT ON skipped FOR EACH ROW WHEN (NEW.id = 3) EXECUTE FUNCTION skip_row()");
+            db.execute(
+                    "CREATE TRIGGER skipper BEFORE INSERT ON skipped FOR EACH ROW WHEN (NEW.id = 3) EXECUTE FUNCTION skip_row()");
             insert(c, "INSERT INTO skipped (id) VALUES (?)", 2);
             insert(c, "INSERT INTO skipped (id) VALUES (?)", 3); // acknowledged 1; the trigger will make it 0
             SQLException e = assertThrows(SQLException.class, c::commit);
@@ -568,7 +602,8 @@ class TransactionModeTest {
                 c.commit();
             }
         }
-        assertEquals(List.of(List.of("3", "3")), db.rows("SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"));
+        assertEquals(
+                List.of(List.of("3", "3")), db.rows("SELECT (SELECT count(*) FROM t1), (SELECT count(*) FROM t2)"));
     }
 
     @Test
@@ -597,15 +632,18 @@ class TransactionModeTest {
                     properties.setProperty("autosave", "always");
                 }
                 String url = mode.equals("bare") ? db.pgjdbcUrl() : db.flushlessUrl("flushless.mode=transaction");
-                try (Connection c = DriverManager.getConnection(url, properties); Statement s = c.createStatement()) {
+                try (Connection c = DriverManager.getConnection(url, properties);
+                        Statement s = c.createStatement()) {
                     c.setAutoCommit(false);
                     assertEquals(1, insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 1, "one"));
                     Savepoint savepoint = variant.equals("setSavepoint") ? c.setSavepoint() : null;
                     if (variant.equals("SQL SAVEPOINT")) {
                         s.execute("SAVEPOINT before_duplicate");
                     }
-                    SQLException e = assertThrows(SQLException.class,
-                            () -> insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 1, "again"), variant + " " + mode);
+                    SQLException e = assertThrows(
+                            SQLException.class,
+                            () -> insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 1, "again"),
+                            variant + " " + mode);
                     assertEquals("23505", e.getSQLState());
                     org.postgresql.util.PSQLException pg = assertInstanceOf(org.postgresql.util.PSQLException.class, e);
                     assertEquals("sp_continue_pkey", pg.getServerErrorMessage().getConstraint());
@@ -617,7 +655,9 @@ class TransactionModeTest {
                     assertEquals(1, insert(c, "INSERT INTO sp_continue (id, v) VALUES (?, ?)", 2, "two"));
                     c.commit();
                 }
-                assertEquals(List.of(List.of("1", "one"), List.of("2", "two")), db.rows("SELECT id, v FROM sp_continue ORDER BY id"),
+                assertEquals(
+                        List.of(List.of("1", "one"), List.of("2", "two")),
+                        db.rows("SELECT id, v FROM sp_continue ORDER BY id"),
                         variant + " " + mode);
             }
         }
@@ -631,11 +671,17 @@ class TransactionModeTest {
             c.setAutoCommit(false);
             Savepoint savepoint = c.setSavepoint();
             insert(c, "INSERT INTO sp2 (id) VALUES (?)", 1);
-            assertEquals(0, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "inside the savepoint: sent at once");
+            assertEquals(
+                    0,
+                    dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c),
+                    "inside the savepoint: sent at once");
             Savepoint inner = c.setSavepoint();
             c.rollback(inner);
             insert(c, "INSERT INTO sp2 (id) VALUES (?)", 2);
-            assertEquals(0, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "the outer savepoint is still open");
+            assertEquals(
+                    0,
+                    dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c),
+                    "the outer savepoint is still open");
             c.releaseSavepoint(savepoint);
             insert(c, "INSERT INTO sp2 (id) VALUES (?)", 3);
             assertEquals(1, dev.flushless.jdbc.wrapper.WrapperInternals.bufferedRows(c), "no savepoint open: buffered");
@@ -655,7 +701,7 @@ class TransactionModeTest {
             db.execute("TRUNCATE blobs");
             String url = mode.equals("bare") ? db.pgjdbcUrl() : db.flushlessUrl("flushless.mode=transaction");
             try (Connection c = DriverManager.getConnection(url, db.credentials());
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO blobs (id, b) VALUES (?, ?)")) {
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO blobs (id, b) VALUES (?, ?)")) {
                 c.setAutoCommit(false);
                 ps.setBlob(2, new java.io.ByteArrayInputStream(new byte[] {1, 2, 3}));
                 ps.setInt(1, 1);
@@ -673,7 +719,8 @@ class TransactionModeTest {
     @Test
     void aBufferedBatchErrorKeepsPgjdbcsClassCountsAndServerDetails(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE bb (id int PRIMARY KEY)", "INSERT INTO bb VALUES (2)");
-        try (Connection c = transactional(db, null); PreparedStatement ps = c.prepareStatement("INSERT INTO bb (id) VALUES (?)")) {
+        try (Connection c = transactional(db, null);
+                PreparedStatement ps = c.prepareStatement("INSERT INTO bb (id) VALUES (?)")) {
             c.setAutoCommit(false);
             for (int id = 1; id <= 3; id++) {
                 ps.setInt(1, id);
@@ -683,8 +730,8 @@ class TransactionModeTest {
             java.sql.BatchUpdateException e = assertThrows(java.sql.BatchUpdateException.class, c::commit);
             assertEquals("23505", e.getSQLState());
             assertTrue(e.getMessage().contains("batch row 2 of 3"), e.getMessage());
-            org.postgresql.util.PSQLException next = assertInstanceOf(org.postgresql.util.PSQLException.class,
-                    e.getNextException());
+            org.postgresql.util.PSQLException next =
+                    assertInstanceOf(org.postgresql.util.PSQLException.class, e.getNextException());
             assertEquals("bb_pkey", next.getServerErrorMessage().getConstraint());
             assertEquals(3, e.getUpdateCounts().length, "pgjdbc's counts for the batch");
         }

@@ -28,8 +28,7 @@ import org.postgresql.util.PGobject;
  */
 final class BatchRewrites {
 
-    private BatchRewrites() {
-    }
+    private BatchRewrites() {}
 
     private static final String ALL_TYPES = "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');"
             + "CREATE TABLE typed (id int PRIMARY KEY, b bigint, n numeric(12,3), s text, vc varchar(10), flag boolean,"
@@ -42,8 +41,9 @@ final class BatchRewrites {
         all.add(rewritten("insert-", "batch insert: every common column type, values and NULLs", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute(ALL_TYPES);
-            PreparedStatement ps = c.prepareStatement("INSERT INTO typed (id, b, n, s, vc, flag, d, ts, tz, u, j, bin, arr, m)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::mood)");
+            PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO typed (id, b, n, s, vc, flag, d, ts, tz, u, j, bin, arr, m)"
+                            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?::mood)");
             for (int i = 1; i <= 4; i++) {
                 boolean nulls = i == 3;
                 ps.setInt(1, i);
@@ -81,13 +81,16 @@ final class BatchRewrites {
             t.add("counts", ps.executeBatch());
             t.rows("read back", c.createStatement().executeQuery("SELECT * FROM typed ORDER BY id"));
         }));
-        all.add(rewritten("insert-", "batch insert: mixed setters for one column (setInt, setLong, setObject, setNull)",
+        all.add(rewritten(
+                "insert-",
+                "batch insert: mixed setters for one column (setInt, setLong, setObject, setNull)",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE mixed (k int PRIMARY KEY, v bigint, w numeric, s text)");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO mixed VALUES (?, ?, ?, ?)");
                     Object[][] rows = {
-                        {1, 1, 1.5, "a"}, {2, 2L, new BigDecimal("2.50"), 'c'}, {3, null, null, null}, {4, "4", 4, 4}};
+                        {1, 1, 1.5, "a"}, {2, 2L, new BigDecimal("2.50"), 'c'}, {3, null, null, null}, {4, "4", 4, 4}
+                    };
                     for (Object[] row : rows) {
                         ps.setInt(1, (Integer) row[0]);
                         if (row[1] instanceof Integer i) {
@@ -123,44 +126,68 @@ final class BatchRewrites {
         }
         for (int size : new int[] {1, 2, 9, 10, 11}) {
             Behaviour.Action sizedUpdate = (env, t) -> {
-                        Connection c = env.open("flushless.maxRowsPerStatement=10");
-                        c.createStatement().execute("CREATE TABLE upd (id int PRIMARY KEY, a text, b numeric, c date)");
-                        c.createStatement().execute("INSERT INTO upd SELECT g, 'a', g, DATE '2020-01-01' FROM generate_series(0, 20) g");
-                        PreparedStatement ps = c.prepareStatement("UPDATE upd SET a = ?, b = ?, c = ? WHERE id = ?");
-                        for (int i = 0; i < size; i++) {
-                            if (i % 2 == 0) {
-                                ps.setNull(1, Types.VARCHAR);
-                                ps.setNull(2, Types.NUMERIC);
-                                ps.setNull(3, Types.DATE);
-                            } else {
-                                ps.setString(1, "v" + i);
-                                ps.setBigDecimal(2, new BigDecimal("0.5").multiply(BigDecimal.valueOf(i)));
-                                ps.setObject(3, LocalDate.of(2021, 1, 1).plusDays(i), Types.DATE);
-                            }
-                            ps.setInt(4, i * 2);
-                            ps.addBatch();
-                        }
-                        t.add("counts", ps.executeLargeBatch());
-                        t.rows("rows", c.createStatement().executeQuery("SELECT * FROM upd ORDER BY id"));
-                    };
+                Connection c = env.open("flushless.maxRowsPerStatement=10");
+                c.createStatement().execute("CREATE TABLE upd (id int PRIMARY KEY, a text, b numeric, c date)");
+                c.createStatement()
+                        .execute("INSERT INTO upd SELECT g, 'a', g, DATE '2020-01-01' FROM generate_series(0, 20) g");
+                PreparedStatement ps = c.prepareStatement("UPDATE upd SET a = ?, b = ?, c = ? WHERE id = ?");
+                for (int i = 0; i < size; i++) {
+                    if (i % 2 == 0) {
+                        ps.setNull(1, Types.VARCHAR);
+                        ps.setNull(2, Types.NUMERIC);
+                        ps.setNull(3, Types.DATE);
+                    } else {
+                        ps.setString(1, "v" + i);
+                        ps.setBigDecimal(2, new BigDecimal("0.5").multiply(BigDecimal.valueOf(i)));
+                        ps.setObject(3, LocalDate.of(2021, 1, 1).plusDays(i), Types.DATE);
+                    }
+                    ps.setInt(4, i * 2);
+                    ps.addBatch();
+                }
+                t.add("counts", ps.executeLargeBatch());
+                t.rows("rows", c.createStatement().executeQuery("SELECT * FROM upd ORDER BY id"));
+            };
             String updateName = "batch update of " + size + " rows around a chunk of 10, NULLs in SET";
-            all.add(size == 1 ? fallsBack("one row", updateName, sizedUpdate) : rewritten("update-join", updateName, sizedUpdate));
+            all.add(
+                    size == 1
+                            ? fallsBack("one row", updateName, sizedUpdate)
+                            : rewritten("update-join", updateName, sizedUpdate));
         }
-        all.add(rewritten("insert-", "batch insert and update: strings that need quoting in an array, empty and NULL",
+        all.add(rewritten(
+                "insert-",
+                "batch insert and update: strings that need quoting in an array, empty and NULL",
                 (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE strs (id int PRIMARY KEY, s text, v varchar(20), b bytea,"
-                            + " n numeric, f float8, r real, u uuid, ok boolean)");
-                    String[] values = {"", "NULL", "null", "a,b", "{x}", "\"q\"", "back\\slash", " spaced ", "tab\there",
-                        "new\nline", "ünï©ødé ✓", "'", "()", null};
+                    c.createStatement()
+                            .execute("CREATE TABLE strs (id int PRIMARY KEY, s text, v varchar(20), b bytea,"
+                                    + " n numeric, f float8, r real, u uuid, ok boolean)");
+                    String[] values = {
+                        "",
+                        "NULL",
+                        "null",
+                        "a,b",
+                        "{x}",
+                        "\"q\"",
+                        "back\\slash",
+                        " spaced ",
+                        "tab\there",
+                        "new\nline",
+                        "ünï©ødé ✓",
+                        "'",
+                        "()",
+                        null
+                    };
                     PreparedStatement ps = c.prepareStatement("INSERT INTO strs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
                     for (int i = 0; i < values.length; i++) {
                         ps.setInt(1, i);
                         ps.setString(2, values[i]);
                         ps.setString(3, values[i]);
-                        ps.setBytes(4, values[i] == null ? null : values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        ps.setBytes(
+                                4,
+                                values[i] == null ? null : values[i].getBytes(java.nio.charset.StandardCharsets.UTF_8));
                         ps.setBigDecimal(5, i % 3 == 0 ? null : new BigDecimal(i % 2 == 0 ? "1E+3" : "-0.000100"));
-                        ps.setDouble(6, i == 1 ? Double.NaN : i == 2 ? Double.NEGATIVE_INFINITY : i == 3 ? -0.0 : 0.1 * i);
+                        ps.setDouble(
+                                6, i == 1 ? Double.NaN : i == 2 ? Double.NEGATIVE_INFINITY : i == 3 ? -0.0 : 0.1 * i);
                         ps.setFloat(7, 0.1f * i);
                         ps.setObject(8, i % 2 == 0 ? null : new UUID(i, -i));
                         ps.setBoolean(9, i % 2 == 0);
@@ -175,8 +202,11 @@ final class BatchRewrites {
                         update.addBatch();
                     }
                     t.add("update counts", update.executeBatch());
-                    t.rows("rows", c.createStatement().executeQuery(
-                            "SELECT id, s, s IS NULL, v, b, n, f, r, u, ok FROM strs ORDER BY id"));
+                    t.rows(
+                            "rows",
+                            c.createStatement()
+                                    .executeQuery(
+                                            "SELECT id, s, s IS NULL, v, b, n, f, r, u, ok FROM strs ORDER BY id"));
                 }));
         all.add(of("batch on a closed statement or connection fails as pgjdbc fails", (env, t) -> {
             Connection c = env.open();
@@ -223,8 +253,8 @@ final class BatchRewrites {
             t.add("counts", counts.length + " entries, " + ones + " of them 1");
             t.rows("sums", c.createStatement().executeQuery("SELECT count(*), sum(a), sum(c) FROM big"));
         }));
-        all.add(rewritten("insert-", "batch insert: parameters persist across addBatch, clearBatch discards rows",
-                (env, t) -> {
+        all.add(rewritten(
+                "insert-", "batch insert: parameters persist across addBatch, clearBatch discards rows", (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE persist (id int PRIMARY KEY, a text, b text)");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO persist VALUES (?, ?, ?)");
@@ -255,12 +285,15 @@ final class BatchRewrites {
         }));
         for (boolean autocommit : new boolean[] {true, false}) {
             String mode = autocommit ? "autocommit" : "transaction";
-            all.add(rewritten("insert-", "batch insert (" + mode + "): generated keys, all columns, in batch order",
-                    (env, t) -> {
+            all.add(rewritten(
+                    "insert-", "batch insert (" + mode + "): generated keys, all columns, in batch order", (env, t) -> {
                         Connection c = env.open("flushless.maxRowsPerStatement=4");
-                        c.createStatement().execute("CREATE TABLE keyed (id serial PRIMARY KEY, name text, at date DEFAULT DATE '2024-01-01')");
+                        c.createStatement()
+                                .execute(
+                                        "CREATE TABLE keyed (id serial PRIMARY KEY, name text, at date DEFAULT DATE '2024-01-01')");
                         c.setAutoCommit(autocommit);
-                        PreparedStatement ps = c.prepareStatement("INSERT INTO keyed (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO keyed (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
                         for (int i = 0; i < 10; i++) {
                             ps.setString(1, "n" + i);
                             ps.addBatch();
@@ -279,7 +312,8 @@ final class BatchRewrites {
                 Connection c = env.connection();
                 c.createStatement().execute("CREATE TABLE named (\"Id\" bigserial PRIMARY KEY, name text)");
                 c.setAutoCommit(autocommit);
-                PreparedStatement ps = c.prepareStatement("INSERT INTO named (name) VALUES (?)", new String[] {"Id", "name"});
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO named (name) VALUES (?)", new String[] {"Id", "name"});
                 for (int i = 0; i < 5; i++) {
                     ps.setString(1, "n" + i);
                     ps.addBatch();
@@ -318,7 +352,8 @@ final class BatchRewrites {
             all.add(of("batch insert (" + mode + "): check, not-null and foreign-key violations", (env, t) -> {
                 Connection c = env.connection();
                 c.createStatement().execute(ITEMS);
-                c.createStatement().execute("CREATE TABLE line (id int PRIMARY KEY, item int NOT NULL REFERENCES item)");
+                c.createStatement()
+                        .execute("CREATE TABLE line (id int PRIMARY KEY, item int NOT NULL REFERENCES item)");
                 c.setAutoCommit(autocommit);
                 PreparedStatement items = c.prepareStatement("INSERT INTO item (id, name, price) VALUES (?, ?, ?)");
                 Object[][] rows = {{1, "ok", "1"}, {2, "negative", "-1"}, {3, null, "1"}};
@@ -347,11 +382,14 @@ final class BatchRewrites {
                     c.rollback();
                 }
             }));
-            all.add(rewritten("update-join", "batch update (" + mode + "): versioned rows, stale, missing and repeated keys",
+            all.add(rewritten(
+                    "update-join",
+                    "batch update (" + mode + "): versioned rows, stale, missing and repeated keys",
                     (env, t) -> {
                         Connection c = env.connection();
                         c.createStatement().execute(ITEMS);
-                        c.createStatement().execute("INSERT INTO item SELECT g, 'item ' || g, g, 1 FROM generate_series(1, 10) g");
+                        c.createStatement()
+                                .execute("INSERT INTO item SELECT g, 'item ' || g, g, 1 FROM generate_series(1, 10) g");
                         c.setAutoCommit(autocommit);
                         PreparedStatement ps = c.prepareStatement(
                                 "UPDATE item SET name = ?, price = ?, version = version + 1 WHERE id = ? AND version = ?");
@@ -368,35 +406,43 @@ final class BatchRewrites {
                             c.commit();
                         }
                     }));
-            all.add(rewritten("delete-using", "batch delete (" + mode + "): existing, missing and repeated keys", (env, t) -> {
-                Connection c = env.connection();
-                c.createStatement().execute(ITEMS);
-                c.createStatement().execute("INSERT INTO item SELECT g, 'item', g % 3, 0 FROM generate_series(1, 10) g");
-                c.setAutoCommit(autocommit);
-                PreparedStatement ps = c.prepareStatement("DELETE FROM item WHERE id = ?");
-                for (int id : new int[] {1, 2, 2, 77, 5}) {
-                    ps.setInt(1, id);
-                    ps.addBatch();
-                }
-                t.add("counts", ps.executeBatch());
-                PreparedStatement byPrice = c.prepareStatement("DELETE FROM item WHERE price = ? AND name = ?");
-                for (String price : new String[] {"1", "1.00", "2"}) {
-                    byPrice.setBigDecimal(1, new BigDecimal(price));
-                    byPrice.setString(2, "item");
-                    byPrice.addBatch();
-                }
-                t.add("non-unique key counts", byPrice.executeBatch());
-                if (!autocommit) {
-                    c.commit();
-                }
-            }));
+            all.add(rewritten(
+                    "delete-using", "batch delete (" + mode + "): existing, missing and repeated keys", (env, t) -> {
+                        Connection c = env.connection();
+                        c.createStatement().execute(ITEMS);
+                        c.createStatement()
+                                .execute("INSERT INTO item SELECT g, 'item', g % 3, 0 FROM generate_series(1, 10) g");
+                        c.setAutoCommit(autocommit);
+                        PreparedStatement ps = c.prepareStatement("DELETE FROM item WHERE id = ?");
+                        for (int id : new int[] {1, 2, 2, 77, 5}) {
+                            ps.setInt(1, id);
+                            ps.addBatch();
+                        }
+                        t.add("counts", ps.executeBatch());
+                        PreparedStatement byPrice = c.prepareStatement("DELETE FROM item WHERE price = ? AND name = ?");
+                        for (String price : new String[] {"1", "1.00", "2"}) {
+                            byPrice.setBigDecimal(1, new BigDecimal(price));
+                            byPrice.setString(2, "item");
+                            byPrice.addBatch();
+                        }
+                        t.add("non-unique key counts", byPrice.executeBatch());
+                        if (!autocommit) {
+                            c.commit();
+                        }
+                    }));
         }
-        all.add(rewritten("update-join", "batch update: keys by text with trailing spaces, bpchar, uuid, boolean, bytea",
+        all.add(rewritten(
+                "update-join",
+                "batch update: keys by text with trailing spaces, bpchar, uuid, boolean, bytea",
                 (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE keys (t text, c char(5), u uuid, f boolean, b bytea, hits int DEFAULT 0)");
-                    c.createStatement().execute("INSERT INTO keys VALUES ('a', 'a', '00000000-0000-0001-0000-000000000001', true, '\\x01'),"
-                            + " ('a ', 'b', '00000000-0000-0001-0000-000000000002', false, '\\x02')");
+                    c.createStatement()
+                            .execute(
+                                    "CREATE TABLE keys (t text, c char(5), u uuid, f boolean, b bytea, hits int DEFAULT 0)");
+                    c.createStatement()
+                            .execute(
+                                    "INSERT INTO keys VALUES ('a', 'a', '00000000-0000-0001-0000-000000000001', true, '\\x01'),"
+                                            + " ('a ', 'b', '00000000-0000-0001-0000-000000000002', false, '\\x02')");
                     PreparedStatement byText = c.prepareStatement("UPDATE keys SET hits = hits + 1 WHERE t = ?");
                     for (String key : new String[] {"a", "a ", "a", "b"}) {
                         byText.setString(1, key);
@@ -409,7 +455,8 @@ final class BatchRewrites {
                         byChar.addBatch();
                     }
                     t.add("bpchar counts", byChar.executeBatch());
-                    PreparedStatement byOthers = c.prepareStatement("UPDATE keys SET hits = hits + 100 WHERE u = ? AND f = ? AND b = ?");
+                    PreparedStatement byOthers =
+                            c.prepareStatement("UPDATE keys SET hits = hits + 100 WHERE u = ? AND f = ? AND b = ?");
                     byOthers.setObject(1, new UUID(1, 1));
                     byOthers.setBoolean(2, true);
                     byOthers.setBytes(3, new byte[] {1});
@@ -422,12 +469,15 @@ final class BatchRewrites {
                 }));
         all.add(rewritten("update-join", "batch update: timestamps and dates set with every setter", (env, t) -> {
             Connection c = env.connection();
-            c.createStatement().execute("CREATE TABLE times (id int PRIMARY KEY, ts timestamp, tz timestamptz, d date)");
+            c.createStatement()
+                    .execute("CREATE TABLE times (id int PRIMARY KEY, ts timestamp, tz timestamptz, d date)");
             c.createStatement().execute("INSERT INTO times (id) SELECT generate_series(1, 4)");
             PreparedStatement ps = c.prepareStatement("UPDATE times SET ts = ?, tz = ?, d = ? WHERE id = ?");
             for (int i = 1; i <= 4; i++) {
                 ps.setTimestamp(1, Timestamp.valueOf(LocalDateTime.of(2024, 1, i, 10, 30)));
-                ps.setTimestamp(2, Timestamp.valueOf(LocalDateTime.of(2024, 1, i, 10, 30)),
+                ps.setTimestamp(
+                        2,
+                        Timestamp.valueOf(LocalDateTime.of(2024, 1, i, 10, 30)),
                         java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("Asia/Tokyo")));
                 ps.setDate(3, java.sql.Date.valueOf(LocalDate.of(2024, 2, i)));
                 ps.setInt(4, i);
@@ -444,10 +494,14 @@ final class BatchRewrites {
             t.add("typed counts", typed.executeBatch());
             t.rows("rows", c.createStatement().executeQuery("SELECT id, ts, tz::text, d FROM times ORDER BY id"));
         }));
-        all.add(rewritten("update-join", "batch update: alias, qualified and quoted identifiers, schema-qualified table",
+        all.add(rewritten(
+                "update-join",
+                "batch update: alias, qualified and quoted identifiers, schema-qualified table",
                 (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE SCHEMA other; CREATE TABLE other.\"Order\" (\"Id\" int PRIMARY KEY, \"Total\" numeric, note text)");
+                    c.createStatement()
+                            .execute(
+                                    "CREATE SCHEMA other; CREATE TABLE other.\"Order\" (\"Id\" int PRIMARY KEY, \"Total\" numeric, note text)");
                     c.createStatement().execute("INSERT INTO other.\"Order\" VALUES (1, 10, 'x'), (2, 20, 'y')");
                     PreparedStatement ps = c.prepareStatement(
                             "UPDATE other.\"Order\" AS o SET \"Total\" = ? /* ? in a comment */ WHERE o.\"Id\" = ? AND note <> 'where ?'");
@@ -461,13 +515,17 @@ final class BatchRewrites {
                     t.rows("rows", c.createStatement().executeQuery("SELECT * FROM other.\"Order\" ORDER BY 1"));
                     c.createStatement().execute("DROP SCHEMA other CASCADE");
                 }));
-        all.add(rewritten("update-join", "batch update: counters (stock + ?, price * ?, name || ?) with repeated keys",
+        all.add(rewritten(
+                "update-join",
+                "batch update: counters (stock + ?, price * ?, name || ?) with repeated keys",
                 (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE inventory (sku text PRIMARY KEY, stock int NOT NULL"
-                            + " CHECK (stock >= 0), price numeric(10,2), name text)");
-                    c.createStatement().execute("INSERT INTO inventory VALUES ('a', 10, 1.50, 'A'), ('b', 0, 2, 'B'),"
-                            + " ('c', 5, 3, 'C')");
+                    c.createStatement()
+                            .execute("CREATE TABLE inventory (sku text PRIMARY KEY, stock int NOT NULL"
+                                    + " CHECK (stock >= 0), price numeric(10,2), name text)");
+                    c.createStatement()
+                            .execute("INSERT INTO inventory VALUES ('a', 10, 1.50, 'A'), ('b', 0, 2, 'B'),"
+                                    + " ('c', 5, 3, 'C')");
                     PreparedStatement ps = c.prepareStatement(
                             "UPDATE inventory SET stock = stock + ?, price = price * ?, name = name || ? WHERE sku = ?");
                     Object[][] rows = {{"a", 5}, {"b", 1}, {"a", -3}, {"z", 1}, {"a", 2}, {"c", -1}};
@@ -488,7 +546,8 @@ final class BatchRewrites {
                     ps.setString(4, "c");
                     ps.addBatch();
                     t.call("check violation", ps::executeBatch);
-                    PreparedStatement untyped = c.prepareStatement("UPDATE inventory SET stock = stock + ? WHERE sku = ?");
+                    PreparedStatement untyped =
+                            c.prepareStatement("UPDATE inventory SET stock = stock + ? WHERE sku = ?");
                     for (String sku : new String[] {"a", "c"}) {
                         untyped.setObject(1, "1", Types.OTHER);
                         untyped.setString(2, sku);
@@ -502,19 +561,20 @@ final class BatchRewrites {
                     }
                     t.call("varchar parameter", untyped::executeBatch);
                 }));
-        all.add(fallsBack("different types", "batch update: a key bound with different setter types falls back", (env, t) -> {
-            Connection c = env.connection();
-            c.createStatement().execute(ITEMS);
-            c.createStatement().execute("INSERT INTO item SELECT g, 'x', 1, 0 FROM generate_series(1, 3) g");
-            PreparedStatement ps = c.prepareStatement("UPDATE item SET name = ? WHERE id = ?");
-            ps.setString(1, "a");
-            ps.setInt(2, 1);
-            ps.addBatch();
-            ps.setString(1, "b");
-            ps.setLong(2, 2);
-            ps.addBatch();
-            t.add("counts", ps.executeBatch());
-        }));
+        all.add(fallsBack(
+                "different types", "batch update: a key bound with different setter types falls back", (env, t) -> {
+                    Connection c = env.connection();
+                    c.createStatement().execute(ITEMS);
+                    c.createStatement().execute("INSERT INTO item SELECT g, 'x', 1, 0 FROM generate_series(1, 3) g");
+                    PreparedStatement ps = c.prepareStatement("UPDATE item SET name = ? WHERE id = ?");
+                    ps.setString(1, "a");
+                    ps.setInt(2, 1);
+                    ps.addBatch();
+                    ps.setString(1, "b");
+                    ps.setLong(2, 2);
+                    ps.addBatch();
+                    t.add("counts", ps.executeBatch());
+                }));
         all.add(of("batch update: a string bound to an integer key fails as pgjdbc fails", (env, t) -> {
             Connection c = env.connection();
             c.createStatement().execute(ITEMS);
@@ -525,7 +585,9 @@ final class BatchRewrites {
             ps.addBatch();
             t.call("batch", ps::executeBatch);
         }));
-        all.add(fallsBack("re-run as sent", "batch insert: a trigger added by another session is noticed and the batch re-run",
+        all.add(fallsBack(
+                "re-run as sent",
+                "batch insert: a trigger added by another session is noticed and the batch re-run",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE late (id int PRIMARY KEY, v text)");
@@ -539,9 +601,11 @@ final class BatchRewrites {
                     t.add("before the trigger", ps.executeBatch());
                     c.commit();
                     try (Connection other = env.open()) {
-                        other.createStatement().execute("CREATE FUNCTION skip() RETURNS trigger LANGUAGE plpgsql AS"
-                                + " $$ BEGIN IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
-                                + "CREATE TRIGGER late_skip BEFORE INSERT ON late FOR EACH ROW EXECUTE FUNCTION skip()");
+                        other.createStatement()
+                                .execute(
+                                        "CREATE FUNCTION skip() RETURNS trigger LANGUAGE plpgsql AS"
+                                                + " $$ BEGIN IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
+                                                + "CREATE TRIGGER late_skip BEFORE INSERT ON late FOR EACH ROW EXECUTE FUNCTION skip()");
                     }
                     for (int i = 3; i <= 5; i++) {
                         ps.setInt(1, i);
@@ -553,12 +617,14 @@ final class BatchRewrites {
                 }));
         all.add(fallsBack("user triggers", "batch insert into a table with a trigger runs as sent", (env, t) -> {
             Connection c = env.connection();
-            c.createStatement().execute("CREATE TABLE audited (id int PRIMARY KEY, v text);"
-                    + "CREATE TABLE audit_log (n bigserial, what text);"
-                    + "CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                    + " INSERT INTO audit_log (what) SELECT 'saw ' || count(*) FROM audited;"
-                    + " IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
-                    + "CREATE TRIGGER audited_insert BEFORE INSERT ON audited FOR EACH ROW EXECUTE FUNCTION audit()");
+            c.createStatement()
+                    .execute(
+                            "CREATE TABLE audited (id int PRIMARY KEY, v text);"
+                                    + "CREATE TABLE audit_log (n bigserial, what text);"
+                                    + "CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                                    + " INSERT INTO audit_log (what) SELECT 'saw ' || count(*) FROM audited;"
+                                    + " IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
+                                    + "CREATE TRIGGER audited_insert BEFORE INSERT ON audited FOR EACH ROW EXECUTE FUNCTION audit()");
             PreparedStatement ps = c.prepareStatement("INSERT INTO audited VALUES (?, ?)");
             for (int i = 1; i <= 4; i++) {
                 ps.setInt(1, i);
@@ -569,7 +635,9 @@ final class BatchRewrites {
         }));
         all.add(fallsBack("not a plain table", "batch insert into a view runs as sent", (env, t) -> {
             Connection c = env.connection();
-            c.createStatement().execute("CREATE TABLE base (id int PRIMARY KEY, v text); CREATE VIEW base_view AS SELECT * FROM base");
+            c.createStatement()
+                    .execute(
+                            "CREATE TABLE base (id int PRIMARY KEY, v text); CREATE VIEW base_view AS SELECT * FROM base");
             PreparedStatement ps = c.prepareStatement("INSERT INTO base_view VALUES (?, ?)");
             for (int i = 1; i <= 3; i++) {
                 ps.setInt(1, i);
@@ -597,13 +665,15 @@ final class BatchRewrites {
             ps.addBatch();
             t.add("after clearParameters", ps.executeBatch());
         }));
-        all.add(rewritten("insert-", "batch insert: partitioned table, DEFAULT, now() and nextval in VALUES",
-                (env, t) -> {
+        all.add(rewritten(
+                "insert-", "batch insert: partitioned table, DEFAULT, now() and nextval in VALUES", (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE SEQUENCE seq; CREATE TABLE parted (id int, region text, at date DEFAULT DATE '2020-01-01',"
-                            + " n bigint, same boolean) PARTITION BY LIST (region);"
-                            + "CREATE TABLE parted_eu PARTITION OF parted FOR VALUES IN ('eu');"
-                            + "CREATE TABLE parted_us PARTITION OF parted FOR VALUES IN ('us')");
+                    c.createStatement()
+                            .execute(
+                                    "CREATE SEQUENCE seq; CREATE TABLE parted (id int, region text, at date DEFAULT DATE '2020-01-01',"
+                                            + " n bigint, same boolean) PARTITION BY LIST (region);"
+                                            + "CREATE TABLE parted_eu PARTITION OF parted FOR VALUES IN ('eu');"
+                                            + "CREATE TABLE parted_us PARTITION OF parted FOR VALUES IN ('us')");
                     c.setAutoCommit(false);
                     PreparedStatement ps = c.prepareStatement(
                             "INSERT INTO parted (id, region, at, n, same) VALUES (?, ?, DEFAULT, nextval('seq'), now() = now())");
@@ -614,13 +684,18 @@ final class BatchRewrites {
                     }
                     t.add("counts", ps.executeBatch());
                     c.commit();
-                    t.rows("rows", c.createStatement().executeQuery("SELECT tableoid::regclass::text, * FROM parted ORDER BY id"));
+                    t.rows(
+                            "rows",
+                            c.createStatement()
+                                    .executeQuery("SELECT tableoid::regclass::text, * FROM parted ORDER BY id"));
                 }));
-        all.add(rewritten("insert-", "batch insert: jsonb via PGobject, enum via Types.OTHER, arrays via setObject",
-                (env, t) -> {
+        all.add(rewritten(
+                "insert-", "batch insert: jsonb via PGobject, enum via Types.OTHER, arrays via setObject", (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TYPE color AS ENUM ('red', 'green');"
-                            + "CREATE TABLE objects (id int PRIMARY KEY, j jsonb, c color, tags text[], nums int[])");
+                    c.createStatement()
+                            .execute(
+                                    "CREATE TYPE color AS ENUM ('red', 'green');"
+                                            + "CREATE TABLE objects (id int PRIMARY KEY, j jsonb, c color, tags text[], nums int[])");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO objects VALUES (?, ?, ?, ?, ?)");
                     for (int i = 1; i <= 3; i++) {
                         PGobject json = new PGobject();
@@ -634,7 +709,10 @@ final class BatchRewrites {
                         ps.addBatch();
                     }
                     t.add("counts", ps.executeBatch());
-                    t.rows("rows", c.createStatement().executeQuery("SELECT id, j::text, c::text, tags, nums FROM objects ORDER BY id"));
+                    t.rows(
+                            "rows",
+                            c.createStatement()
+                                    .executeQuery("SELECT id, j::text, c::text, tags, nums FROM objects ORDER BY id"));
                 }));
         all.add(of("batch insert: INSERT ... RETURNING without a keys request counts 0 as pgjdbc does", (env, t) -> {
             Connection c = env.connection();
@@ -646,8 +724,8 @@ final class BatchRewrites {
             }
             t.add("counts", ps.executeBatch());
             t.rows("keys", ps.getGeneratedKeys());
-            PreparedStatement withKeys = c.prepareStatement("INSERT INTO ret (v) VALUES (?) RETURNING id, v",
-                    Statement.RETURN_GENERATED_KEYS);
+            PreparedStatement withKeys = c.prepareStatement(
+                    "INSERT INTO ret (v) VALUES (?) RETURNING id, v", Statement.RETURN_GENERATED_KEYS);
             for (int i = 0; i < 3; i++) {
                 withKeys.setString(1, "k" + i);
                 withKeys.addBatch();
@@ -657,8 +735,10 @@ final class BatchRewrites {
         }));
         all.add(of("batch: parent and child batches in one transaction, then delete restricted parent", (env, t) -> {
             Connection c = env.connection();
-            c.createStatement().execute("CREATE TABLE parent (id int PRIMARY KEY, name text);"
-                    + "CREATE TABLE child (id int PRIMARY KEY, parent int NOT NULL REFERENCES parent ON DELETE RESTRICT, v text)");
+            c.createStatement()
+                    .execute(
+                            "CREATE TABLE parent (id int PRIMARY KEY, name text);"
+                                    + "CREATE TABLE child (id int PRIMARY KEY, parent int NOT NULL REFERENCES parent ON DELETE RESTRICT, v text)");
             c.setAutoCommit(false);
             PreparedStatement parents = c.prepareStatement("INSERT INTO parent VALUES (?, ?)");
             PreparedStatement children = c.prepareStatement("INSERT INTO child VALUES (?, ?, ?)");
@@ -697,7 +777,8 @@ final class BatchRewrites {
             t.add("parent deletes", deleteParents.executeBatch());
             c.commit();
         }));
-        all.add(of("batch: statements of other kinds (ON CONFLICT, INSERT ... SELECT, UPDATE ... FROM) run as sent",
+        all.add(of(
+                "batch: statements of other kinds (ON CONFLICT, INSERT ... SELECT, UPDATE ... FROM) run as sent",
                 (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute(ITEMS);
@@ -709,12 +790,14 @@ final class BatchRewrites {
                         upsert.addBatch();
                     }
                     t.add("upsert", upsert.executeBatch());
-                    PreparedStatement select = c.prepareStatement("INSERT INTO item (id, name, price) SELECT ?, name, price FROM item WHERE id = ?");
+                    PreparedStatement select = c.prepareStatement(
+                            "INSERT INTO item (id, name, price) SELECT ?, name, price FROM item WHERE id = ?");
                     select.setInt(1, 10);
                     select.setInt(2, 1);
                     select.addBatch();
                     t.add("insert select", select.executeBatch());
-                    PreparedStatement from = c.prepareStatement("UPDATE item SET price = i.price + ? FROM item i WHERE item.id = ? AND i.id = 1");
+                    PreparedStatement from = c.prepareStatement(
+                            "UPDATE item SET price = i.price + ? FROM item i WHERE item.id = ? AND i.id = 1");
                     from.setInt(1, 5);
                     from.setInt(2, 2);
                     from.addBatch();
@@ -722,12 +805,18 @@ final class BatchRewrites {
                 }));
         for (boolean autocommit : new boolean[] {true, false}) {
             String mode = autocommit ? "autocommit" : "transaction";
-            all.add(rewritten("statement-chain", "statement batch (" + mode + "): inserts, updates and deletes over several tables",
+            all.add(rewritten(
+                    "statement-chain",
+                    "statement batch (" + mode + "): inserts, updates and deletes over several tables",
                     (env, t) -> {
                         Connection c = env.connection();
-                        c.createStatement().execute(ITEMS + "; CREATE TABLE note (id int PRIMARY KEY, item int REFERENCES item, text text);"
-                                + "CREATE TABLE log (n int, what text)");
-                        c.createStatement().execute("INSERT INTO item VALUES (1, 'one', 1, 0), (2, 'two', 2, 0), (3, 'three', 3, 0)");
+                        c.createStatement()
+                                .execute(ITEMS
+                                        + "; CREATE TABLE note (id int PRIMARY KEY, item int REFERENCES item, text text);"
+                                        + "CREATE TABLE log (n int, what text)");
+                        c.createStatement()
+                                .execute(
+                                        "INSERT INTO item VALUES (1, 'one', 1, 0), (2, 'two', 2, 0), (3, 'three', 3, 0)");
                         c.setAutoCommit(autocommit);
                         Statement s = c.createStatement();
                         s.addBatch("INSERT INTO item VALUES (4, 'four', 4, 0), (5, 'five', 5, 0)");
@@ -745,96 +834,130 @@ final class BatchRewrites {
                         }
                         t.add("empty batch", s.executeBatch());
                     }));
-            all.add(of("statement batch (" + mode + "): a failing member gives pgjdbc's exception and counts", (env, t) -> {
-                Connection c = env.connection();
-                c.createStatement().execute(ITEMS + "; CREATE TABLE other (id int PRIMARY KEY)");
-                c.setAutoCommit(autocommit);
-                Statement s = c.createStatement();
-                s.addBatch("INSERT INTO other VALUES (1)");
-                s.addBatch("INSERT INTO item VALUES (1, 'x', 1, 0)");
-                s.addBatch("INSERT INTO item VALUES (2, NULL, 1, 0)");
-                s.addBatch("INSERT INTO other VALUES (2)");
-                t.call("batch", s::executeBatch);
-                if (!autocommit) {
-                    c.rollback();
-                }
-            }));
+            all.add(of(
+                    "statement batch (" + mode + "): a failing member gives pgjdbc's exception and counts",
+                    (env, t) -> {
+                        Connection c = env.connection();
+                        c.createStatement().execute(ITEMS + "; CREATE TABLE other (id int PRIMARY KEY)");
+                        c.setAutoCommit(autocommit);
+                        Statement s = c.createStatement();
+                        s.addBatch("INSERT INTO other VALUES (1)");
+                        s.addBatch("INSERT INTO item VALUES (1, 'x', 1, 0)");
+                        s.addBatch("INSERT INTO item VALUES (2, NULL, 1, 0)");
+                        s.addBatch("INSERT INTO other VALUES (2)");
+                        t.call("batch", s::executeBatch);
+                        if (!autocommit) {
+                            c.rollback();
+                        }
+                    }));
         }
         for (String form : new String[] {"native", "antijoin"}) {
-        // flushless.onConflict=antijoin (forced: auto is native on PostgreSQL) must be as exact as native ON CONFLICT
-        boolean antiJoin = form.equals("antijoin");
-        String suffix = antiJoin ? ", onConflict=antijoin" : "";
-        String kindSuffix = antiJoin ? "-antijoin" : "";
-        for (boolean autocommit : new boolean[] {true, false}) {
-            String mode = (autocommit ? "autocommit" : "transaction") + suffix;
-            all.add(rewritten("upsert-do-nothing" + kindSuffix, "upsert batch (" + mode + "): DO NOTHING with existing, repeated and NULL keys",
-                    (env, t) -> {
-                        Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
-                        c.createStatement().execute("CREATE TABLE stock (sku text PRIMARY KEY, qty int, code int UNIQUE)");
-                        c.createStatement().execute("INSERT INTO stock VALUES ('a', 1, 1), ('b', 2, 2)");
-                        c.setAutoCommit(autocommit);
-                        PreparedStatement ps = c.prepareStatement(
-                                "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (sku) DO NOTHING");
-                        String[] skus = {"a", "c", "c", "d", "b", "e", "a ", "d"};
-                        for (int i = 0; i < skus.length; i++) {
-                            ps.setString(1, skus[i]);
-                            ps.setInt(2, i);
-                            ps.setInt(3, 100 + i);
-                            ps.addBatch();
-                        }
-                        t.add("counts", ps.executeBatch());
-                        PreparedStatement byCode = c.prepareStatement(
-                                "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (code) DO NOTHING");
-                        Integer[] codes = {1, null, 500, null, 500, 2};
-                        for (int i = 0; i < codes.length; i++) {
-                            byCode.setString(1, "z" + i);
-                            byCode.setInt(2, i);
-                            byCode.setObject(3, codes[i], Types.INTEGER);
-                            byCode.addBatch();
-                        }
-                        t.add("nullable key counts", byCode.executeBatch());
-                        if (!autocommit) {
-                            c.commit();
-                        }
-                    }));
-            all.add(rewritten("upsert-do-update" + kindSuffix, "upsert batch (" + mode + "): DO UPDATE with EXCLUDED, WHERE and repeated keys",
-                    (env, t) -> {
-                        Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
-                        c.createStatement().execute("CREATE TABLE counter (k1 int, k2 text, hits int NOT NULL, note text,"
-                                + " PRIMARY KEY (k1, k2))");
-                        c.createStatement().execute("INSERT INTO counter VALUES (1, 'x', 10, 'old'), (2, 'y', 20, 'old')");
-                        c.setAutoCommit(autocommit);
-                        PreparedStatement ps = c.prepareStatement("INSERT INTO counter (k1, k2, hits, note) VALUES (?, ?, ?, ?)"
-                                + " ON CONFLICT (k1, k2) DO UPDATE SET hits = counter.hits + EXCLUDED.hits, note = EXCLUDED.note"
-                                + " WHERE counter.hits < 25");
-                        Object[][] rows = {{1, "x", 1}, {3, "z", 1}, {1, "x", 2}, {2, "y", 7}, {2, "y", 1}, {3, "z", 5},
-                            {1, "y", 1}, {1, "x", 100}};
-                        for (Object[] row : rows) {
-                            ps.setInt(1, (Integer) row[0]);
-                            ps.setString(2, (String) row[1]);
-                            ps.setInt(3, (Integer) row[2]);
-                            ps.setString(4, "from " + row[2]);
-                            ps.addBatch();
-                        }
-                        t.add("counts", ps.executeBatch());
-                        if (!autocommit) {
-                            c.commit();
-                        }
-                    }));
+            // flushless.onConflict=antijoin (forced: auto is native on PostgreSQL) must be as exact as native ON
+            // CONFLICT
+            boolean antiJoin = form.equals("antijoin");
+            String suffix = antiJoin ? ", onConflict=antijoin" : "";
+            String kindSuffix = antiJoin ? "-antijoin" : "";
+            for (boolean autocommit : new boolean[] {true, false}) {
+                String mode = (autocommit ? "autocommit" : "transaction") + suffix;
+                all.add(rewritten(
+                        "upsert-do-nothing" + kindSuffix,
+                        "upsert batch (" + mode + "): DO NOTHING with existing, repeated and NULL keys",
+                        (env, t) -> {
+                            Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
+                            c.createStatement()
+                                    .execute("CREATE TABLE stock (sku text PRIMARY KEY, qty int, code int UNIQUE)");
+                            c.createStatement().execute("INSERT INTO stock VALUES ('a', 1, 1), ('b', 2, 2)");
+                            c.setAutoCommit(autocommit);
+                            PreparedStatement ps = c.prepareStatement(
+                                    "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (sku) DO NOTHING");
+                            String[] skus = {"a", "c", "c", "d", "b", "e", "a ", "d"};
+                            for (int i = 0; i < skus.length; i++) {
+                                ps.setString(1, skus[i]);
+                                ps.setInt(2, i);
+                                ps.setInt(3, 100 + i);
+                                ps.addBatch();
+                            }
+                            t.add("counts", ps.executeBatch());
+                            PreparedStatement byCode = c.prepareStatement(
+                                    "INSERT INTO stock (sku, qty, code) VALUES (?, ?, ?) ON CONFLICT (code) DO NOTHING");
+                            Integer[] codes = {1, null, 500, null, 500, 2};
+                            for (int i = 0; i < codes.length; i++) {
+                                byCode.setString(1, "z" + i);
+                                byCode.setInt(2, i);
+                                byCode.setObject(3, codes[i], Types.INTEGER);
+                                byCode.addBatch();
+                            }
+                            t.add("nullable key counts", byCode.executeBatch());
+                            if (!autocommit) {
+                                c.commit();
+                            }
+                        }));
+                all.add(rewritten(
+                        "upsert-do-update" + kindSuffix,
+                        "upsert batch (" + mode + "): DO UPDATE with EXCLUDED, WHERE and repeated keys",
+                        (env, t) -> {
+                            Connection c = antiJoin ? env.open("flushless.onConflict=antijoin") : env.connection();
+                            c.createStatement()
+                                    .execute("CREATE TABLE counter (k1 int, k2 text, hits int NOT NULL, note text,"
+                                            + " PRIMARY KEY (k1, k2))");
+                            c.createStatement()
+                                    .execute("INSERT INTO counter VALUES (1, 'x', 10, 'old'), (2, 'y', 20, 'old')");
+                            c.setAutoCommit(autocommit);
+                            PreparedStatement ps =
+                                    c.prepareStatement("INSERT INTO counter (k1, k2, hits, note) VALUES (?, ?, ?, ?)"
+                                            + " ON CONFLICT (k1, k2) DO UPDATE SET hits = counter.hits + EXCLUDED.hits, note = EXCLUDED.note"
+                                            + " WHERE counter.hits < 25");
+                            Object[][] rows = {
+                                {1, "x", 1},
+                                {3, "z", 1},
+                                {1, "x", 2},
+                                {2, "y", 7},
+                                {2, "y", 1},
+                                {3, "z", 5},
+                                {1, "y", 1},
+                                {1, "x", 100}
+                            };
+                            for (Object[] row : rows) {
+                                ps.setInt(1, (Integer) row[0]);
+                                ps.setString(2, (String) row[1]);
+                                ps.setInt(3, (Integer) row[2]);
+                                ps.setString(4, "from " + row[2]);
+                                ps.addBatch();
+                            }
+                            t.add("counts", ps.executeBatch());
+                            if (!autocommit) {
+                                c.commit();
+                            }
+                        }));
+            }
         }
-        }
-        all.add(rewritten("upsert-do-nothing-antijoin",
+        all.add(rewritten(
+                "upsert-do-nothing-antijoin",
                 "upsert batch, onConflict=antijoin: composite varchar and float8 keys (0 = -0, NaN = NaN), NULLs, over chunks of 3",
                 (env, t) -> {
                     Connection c = env.open("flushless.onConflict=antijoin&flushless.maxRowsPerStatement=3");
-                    c.createStatement().execute("CREATE TABLE visit (site varchar(8), score float8, n int, note text,"
-                            + " UNIQUE (site, score))");
-                    c.createStatement().execute("INSERT INTO visit VALUES ('a', 0, 1, 'old'), (NULL, 1.5, 2, 'old'),"
-                            + " ('b', 'NaN', 3, 'old')");
+                    c.createStatement()
+                            .execute("CREATE TABLE visit (site varchar(8), score float8, n int, note text,"
+                                    + " UNIQUE (site, score))");
+                    c.createStatement()
+                            .execute("INSERT INTO visit VALUES ('a', 0, 1, 'old'), (NULL, 1.5, 2, 'old'),"
+                                    + " ('b', 'NaN', 3, 'old')");
                     PreparedStatement ps = c.prepareStatement(
                             "INSERT INTO visit (site, score, n, note) VALUES (?, ?, ?, ?) ON CONFLICT (site, score) DO NOTHING");
-                    Object[][] rows = {{"a", -0.0}, {"a", 2.5}, {null, 1.5}, {"b", Double.NaN}, {"a", 2.5}, {null, 1.5},
-                        {"b", null}, {"b", null}, {"c", Double.NaN}, {"c", Double.NaN}, {"a ", 0.0}, {"a", 2.50}};
+                    Object[][] rows = {
+                        {"a", -0.0},
+                        {"a", 2.5},
+                        {null, 1.5},
+                        {"b", Double.NaN},
+                        {"a", 2.5},
+                        {null, 1.5},
+                        {"b", null},
+                        {"b", null},
+                        {"c", Double.NaN},
+                        {"c", Double.NaN},
+                        {"a ", 0.0},
+                        {"a", 2.50}
+                    };
                     for (int i = 0; i < rows.length; i++) {
                         ps.setString(1, (String) rows[i][0]);
                         if (rows[i][1] == null) {
@@ -848,15 +971,19 @@ final class BatchRewrites {
                     }
                     t.add("counts", ps.executeLargeBatch());
                 }));
-        all.add(rewritten("upsert-do-update-antijoin",
+        all.add(rewritten(
+                "upsert-do-update-antijoin",
                 "upsert batch, onConflict=antijoin: DO UPDATE with parameters in SET, a NULL key and a numeric(8,2) key",
                 (env, t) -> {
                     Connection c = env.open("flushless.onConflict=antijoin");
-                    c.createStatement().execute("CREATE TABLE priced2 (id int PRIMARY KEY, price numeric(8,2),"
-                            + " updated_by text, ref numeric(8,2) UNIQUE)");
-                    c.createStatement().execute("INSERT INTO priced2 SELECT g, g, 'seed', g * 10 FROM generate_series(1, 5) g");
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
-                            + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ? || EXCLUDED.updated_by");
+                    c.createStatement()
+                            .execute("CREATE TABLE priced2 (id int PRIMARY KEY, price numeric(8,2),"
+                                    + " updated_by text, ref numeric(8,2) UNIQUE)");
+                    c.createStatement()
+                            .execute("INSERT INTO priced2 SELECT g, g, 'seed', g * 10 FROM generate_series(1, 5) g");
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
+                                    + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ? || EXCLUDED.updated_by");
                     for (int id : new int[] {1, 2, 3, 6, 7, 3, 6, 1}) {
                         ps.setInt(1, id);
                         ps.setBigDecimal(2, new BigDecimal("10.005").multiply(BigDecimal.valueOf(id)));
@@ -867,9 +994,11 @@ final class BatchRewrites {
                         ps.addBatch();
                     }
                     t.add("counts", ps.executeBatch());
-                    PreparedStatement byRef = c.prepareStatement("INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
-                            + " ON CONFLICT (ref) DO UPDATE SET updated_by = 'by ref ' || EXCLUDED.id");
-                    Object[][] refs = {{20, "10.00"}, {21, null}, {22, "6.50"}, {23, null}, {24, "99.99"}, {25, "99.99"}};
+                    PreparedStatement byRef =
+                            c.prepareStatement("INSERT INTO priced2 (id, price, updated_by, ref) VALUES (?, ?, ?, ?)"
+                                    + " ON CONFLICT (ref) DO UPDATE SET updated_by = 'by ref ' || EXCLUDED.id");
+                    Object[][] refs = {{20, "10.00"}, {21, null}, {22, "6.50"}, {23, null}, {24, "99.99"}, {25, "99.99"}
+                    };
                     for (Object[] row : refs) {
                         byRef.setInt(1, (Integer) row[0]);
                         byRef.setBigDecimal(2, BigDecimal.ONE);
@@ -879,15 +1008,18 @@ final class BatchRewrites {
                     }
                     t.add("by ref counts", byRef.executeBatch());
                 }));
-        all.add(fallsBack("onConflict=antijoin not applied",
+        all.add(fallsBack(
+                "onConflict=antijoin not applied",
                 "upsert batch, onConflict=antijoin: generated keys and a serial column run as native ON CONFLICT",
                 (env, t) -> {
                     Connection c = env.open("flushless.onConflict=antijoin");
                     c.createStatement().execute("CREATE TABLE tagged2 (id serial PRIMARY KEY, tag text UNIQUE)");
                     c.createStatement().execute("INSERT INTO tagged2 (tag) VALUES ('b')");
                     PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING", Statement.RETURN_GENERATED_KEYS);
-                    PreparedStatement plain = c.prepareStatement("INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING");
+                            "INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING",
+                            Statement.RETURN_GENERATED_KEYS);
+                    PreparedStatement plain =
+                            c.prepareStatement("INSERT INTO tagged2 (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING");
                     for (String tag : new String[] {"a", "b", "c", "a"}) {
                         ps.setString(1, tag);
                         ps.addBatch();
@@ -900,13 +1032,17 @@ final class BatchRewrites {
                     t.rows("keys", ps.getGeneratedKeys());
                     t.add("plain counts (the sequence is drawn for skipped rows too)", plain.executeBatch());
                 }));
-        all.add(rewritten("upsert-do-update", "upsert batch: parameters in DO UPDATE SET, equal and different across rows",
+        all.add(rewritten(
+                "upsert-do-update",
+                "upsert batch: parameters in DO UPDATE SET, equal and different across rows",
                 (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE priced (id int PRIMARY KEY, price numeric, updated_by text)");
+                    c.createStatement()
+                            .execute("CREATE TABLE priced (id int PRIMARY KEY, price numeric, updated_by text)");
                     c.createStatement().execute("INSERT INTO priced SELECT g, g, 'seed' FROM generate_series(1, 5) g");
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO priced (id, price, updated_by) VALUES (?, ?, 'insert')"
-                            + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ?");
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO priced (id, price, updated_by) VALUES (?, ?, 'insert')"
+                                    + " ON CONFLICT (id) DO UPDATE SET price = EXCLUDED.price * ?, updated_by = ?");
                     for (int id = 1; id <= 8; id++) {
                         ps.setInt(1, id);
                         ps.setBigDecimal(2, BigDecimal.valueOf(id * 10L));
@@ -916,13 +1052,16 @@ final class BatchRewrites {
                     }
                     t.add("counts", ps.executeBatch());
                 }));
-        all.add(rewritten("upsert-do-nothing", "upsert batch: generated keys of DO NOTHING are the inserted rows only",
+        all.add(rewritten(
+                "upsert-do-nothing",
+                "upsert batch: generated keys of DO NOTHING are the inserted rows only",
                 (env, t) -> {
                     Connection c = env.open("flushless.maxRowsPerStatement=3");
                     c.createStatement().execute("CREATE TABLE tagged (id serial PRIMARY KEY, tag text UNIQUE)");
                     c.createStatement().execute("INSERT INTO tagged (tag) VALUES ('b')");
                     PreparedStatement ps = c.prepareStatement(
-                            "INSERT INTO tagged (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING", Statement.RETURN_GENERATED_KEYS);
+                            "INSERT INTO tagged (tag) VALUES (?) ON CONFLICT (tag) DO NOTHING",
+                            Statement.RETURN_GENERATED_KEYS);
                     for (String tag : new String[] {"a", "b", "c", "a", "d", "e", "b"}) {
                         ps.setString(1, tag);
                         ps.addBatch();

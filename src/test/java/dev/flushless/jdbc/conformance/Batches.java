@@ -14,8 +14,7 @@ import java.util.List;
 /** Conformance behaviours: Statement and PreparedStatement batches, their update counts and errors, generated keys. */
 final class Batches {
 
-    private Batches() {
-    }
+    private Batches() {}
 
     private static void ddl(Connection c, String... sql) throws SQLException {
         try (Statement s = c.createStatement()) {
@@ -87,7 +86,9 @@ final class Batches {
                 }),
                 of("batch: PreparedStatement batches of UPDATE and DELETE touching several rows", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE ud (id int PRIMARY KEY, grp int, v int)",
+                    ddl(
+                            c,
+                            "CREATE TABLE ud (id int PRIMARY KEY, grp int, v int)",
                             "INSERT INTO ud SELECT g, g % 4, 0 FROM generate_series(1, 20) g");
                     PreparedStatement up = c.prepareStatement("UPDATE ud SET v = v + ? WHERE grp = ?");
                     for (int g = 0; g < 5; g++) {
@@ -102,7 +103,10 @@ final class Batches {
                         del.addBatch();
                     }
                     t.add("delete counts", del.executeBatch());
-                    t.rows("rows", c.createStatement().executeQuery("SELECT grp, count(*), sum(v) FROM ud GROUP BY grp ORDER BY grp"));
+                    t.rows(
+                            "rows",
+                            c.createStatement()
+                                    .executeQuery("SELECT grp, count(*), sum(v) FROM ud GROUP BY grp ORDER BY grp"));
                 }),
                 of("batch: executeLargeBatch returns long counts", (env, t) -> {
                     Connection c = env.connection();
@@ -247,7 +251,8 @@ final class Batches {
                         ps.addBatch();
                     }
                     t.add("upsert counts", ps.executeBatch());
-                    PreparedStatement nothing = c.prepareStatement("INSERT INTO up VALUES (?, 0) ON CONFLICT DO NOTHING");
+                    PreparedStatement nothing =
+                            c.prepareStatement("INSERT INTO up VALUES (?, 0) ON CONFLICT DO NOTHING");
                     for (int id : new int[] {3, 4, 4}) {
                         nothing.setInt(1, id);
                         nothing.addBatch();
@@ -299,14 +304,16 @@ final class Batches {
                 of("batch: generated keys of a prepared batch", (env, t) -> {
                     Connection c = env.connection();
                     ddl(c, "CREATE TABLE gk (id serial PRIMARY KEY, name text, created int DEFAULT 7)");
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO gk (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO gk (name) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
                     for (String name : new String[] {"a", "b", "c"}) {
                         ps.setString(1, name);
                         ps.addBatch();
                     }
                     t.add("counts", ps.executeBatch());
                     t.rows("keys", ps.getGeneratedKeys());
-                    PreparedStatement named = c.prepareStatement("INSERT INTO gk (name) VALUES (?)", new String[] {"id"});
+                    PreparedStatement named =
+                            c.prepareStatement("INSERT INTO gk (name) VALUES (?)", new String[] {"id"});
                     for (String name : new String[] {"d", "e"}) {
                         named.setString(1, name);
                         named.addBatch();
@@ -315,40 +322,56 @@ final class Batches {
                     t.rows("named keys", named.getGeneratedKeys());
                     t.rows("rows", c.createStatement().executeQuery("SELECT * FROM gk ORDER BY id"));
                 }),
-                of("generated keys: RETURN_GENERATED_KEYS, column names and column indexes on single executes", (env, t) -> {
-                    Connection c = env.connection();
-                    ddl(c, "CREATE TABLE gs (id bigserial PRIMARY KEY, code text, created int DEFAULT 7)");
-                    PreparedStatement all = c.prepareStatement("INSERT INTO gs (code) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
-                    all.setString(1, "x");
-                    t.add("update", all.executeUpdate());
-                    ResultSet keys = all.getGeneratedKeys();
-                    t.add("keys statement identity", keys.getStatement() == all);
-                    t.rows("all keys", keys);
-                    PreparedStatement names = c.prepareStatement("INSERT INTO gs (code) VALUES (?)", new String[] {"id", "created"});
-                    names.setString(1, "y");
-                    t.add("names update", names.executeUpdate());
-                    t.rows("name keys", names.getGeneratedKeys());
-                    t.call("column indexes", () -> {
-                        PreparedStatement indexes = c.prepareStatement("INSERT INTO gs (code) VALUES (?)", new int[] {1});
-                        indexes.setString(1, "z");
-                        return indexes.executeUpdate();
-                    });
-                    PreparedStatement noKeys = c.prepareStatement("INSERT INTO gs (code) VALUES (?)", Statement.NO_GENERATED_KEYS);
-                    noKeys.setString(1, "w");
-                    t.add("no keys update", noKeys.executeUpdate());
-                    t.rows("no keys", noKeys.getGeneratedKeys());
-                    Statement s = c.createStatement();
-                    t.add("statement update", s.executeUpdate("INSERT INTO gs (code) VALUES ('s1'), ('s2')",
-                            Statement.RETURN_GENERATED_KEYS));
-                    t.rows("statement keys", s.getGeneratedKeys());
-                    t.add("statement execute names", s.execute("INSERT INTO gs (code) VALUES ('s3')", new String[] {"code"}));
-                    t.rows("statement name keys", s.getGeneratedKeys());
-                    t.call("statement column indexes", () -> s.executeUpdate("INSERT INTO gs (code) VALUES ('s4')", new int[] {1}));
-                    t.add("update keys", s.executeUpdate("UPDATE gs SET created = 8 WHERE code LIKE 's%'",
-                            Statement.RETURN_GENERATED_KEYS));
-                    t.rows("update keys", s.getGeneratedKeys());
-                    t.rows("rows", s.executeQuery("SELECT * FROM gs ORDER BY id"));
-                }),
+                of(
+                        "generated keys: RETURN_GENERATED_KEYS, column names and column indexes on single executes",
+                        (env, t) -> {
+                            Connection c = env.connection();
+                            ddl(c, "CREATE TABLE gs (id bigserial PRIMARY KEY, code text, created int DEFAULT 7)");
+                            PreparedStatement all = c.prepareStatement(
+                                    "INSERT INTO gs (code) VALUES (?)", Statement.RETURN_GENERATED_KEYS);
+                            all.setString(1, "x");
+                            t.add("update", all.executeUpdate());
+                            ResultSet keys = all.getGeneratedKeys();
+                            t.add("keys statement identity", keys.getStatement() == all);
+                            t.rows("all keys", keys);
+                            PreparedStatement names = c.prepareStatement(
+                                    "INSERT INTO gs (code) VALUES (?)", new String[] {"id", "created"});
+                            names.setString(1, "y");
+                            t.add("names update", names.executeUpdate());
+                            t.rows("name keys", names.getGeneratedKeys());
+                            t.call("column indexes", () -> {
+                                PreparedStatement indexes =
+                                        c.prepareStatement("INSERT INTO gs (code) VALUES (?)", new int[] {1});
+                                indexes.setString(1, "z");
+                                return indexes.executeUpdate();
+                            });
+                            PreparedStatement noKeys =
+                                    c.prepareStatement("INSERT INTO gs (code) VALUES (?)", Statement.NO_GENERATED_KEYS);
+                            noKeys.setString(1, "w");
+                            t.add("no keys update", noKeys.executeUpdate());
+                            t.rows("no keys", noKeys.getGeneratedKeys());
+                            Statement s = c.createStatement();
+                            t.add(
+                                    "statement update",
+                                    s.executeUpdate(
+                                            "INSERT INTO gs (code) VALUES ('s1'), ('s2')",
+                                            Statement.RETURN_GENERATED_KEYS));
+                            t.rows("statement keys", s.getGeneratedKeys());
+                            t.add(
+                                    "statement execute names",
+                                    s.execute("INSERT INTO gs (code) VALUES ('s3')", new String[] {"code"}));
+                            t.rows("statement name keys", s.getGeneratedKeys());
+                            t.call(
+                                    "statement column indexes",
+                                    () -> s.executeUpdate("INSERT INTO gs (code) VALUES ('s4')", new int[] {1}));
+                            t.add(
+                                    "update keys",
+                                    s.executeUpdate(
+                                            "UPDATE gs SET created = 8 WHERE code LIKE 's%'",
+                                            Statement.RETURN_GENERATED_KEYS));
+                            t.rows("update keys", s.getGeneratedKeys());
+                            t.rows("rows", s.executeQuery("SELECT * FROM gs ORDER BY id"));
+                        }),
                 of("batch: Statement batch with generated keys requested and DDL mixed in", (env, t) -> {
                     Connection c = env.connection();
                     Statement s = c.createStatement();

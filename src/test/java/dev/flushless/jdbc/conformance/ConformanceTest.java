@@ -49,7 +49,9 @@ class ConformanceTest {
 
     /** The URL settings of each Flushless variant ({@code batch_exact}: batch mode with exact sequence values). */
     private static String settings(String variant) {
-        return (variant.equals("batch_exact") ? "flushless.mode=batch&flushless.exactSequences=true" : "flushless.mode=" + variant)
+        return (variant.equals("batch_exact")
+                        ? "flushless.mode=batch&flushless.exactSequences=true"
+                        : "flushless.mode=" + variant)
                 + "&" + TestDatabase.REWRITE_EVERYTHING;
     }
 
@@ -61,14 +63,21 @@ class ConformanceTest {
      * checks what the application sees instead (the server's SQLState, the statement named, nothing committed).
      */
     static final java.util.Map<String, String> TRANSACTION_MODE_DEVIATIONS = java.util.Map.of(
-            "batch insert (transaction): check, not-null and foreign-key violations", "error surfaces later",
-            "batch insert (transaction): unique violation in the middle", "error surfaces later",
-            "batch: error in the middle of a batch inside a transaction", "error surfaces later",
-            "statement batch (transaction): a failing member gives pgjdbc's exception and counts", "error surfaces later",
-            "transaction: a savepoint recovers a transaction aborted by an error", "error surfaces later",
-            "transaction: an error aborts the transaction until rollback (25P02)", "error surfaces later",
+            "batch insert (transaction): check, not-null and foreign-key violations",
+            "error surfaces later",
+            "batch insert (transaction): unique violation in the middle",
+            "error surfaces later",
+            "batch: error in the middle of a batch inside a transaction",
+            "error surfaces later",
+            "statement batch (transaction): a failing member gives pgjdbc's exception and counts",
+            "error surfaces later",
+            "transaction: a savepoint recovers a transaction aborted by an error",
+            "error surfaces later",
+            "transaction: an error aborts the transaction until rollback (25P02)",
+            "error surfaces later",
             "batch insert: a trigger added by another session is noticed and the batch re-run",
             "acknowledged count cannot change: the transaction fails at commit");
+
     private static final TestDatabase[] DATABASES = new TestDatabase[VARIANTS.length];
 
     @BeforeAll
@@ -89,9 +98,14 @@ class ConformanceTest {
     void tableHasAtLeastSixtyBehavioursWithDistinctNames() {
         List<Behaviour> table = table();
         assertTrue(table.size() >= 60, "conformance table has only " + table.size() + " behaviours");
-        assertEquals(table.size(), table.stream().map(Behaviour::name).distinct().count(), "duplicate behaviour names");
-        assertTrue(table.stream().map(Behaviour::name).collect(java.util.stream.Collectors.toSet())
-                .containsAll(TRANSACTION_MODE_DEVIATIONS.keySet()), "a listed transaction-mode deviation names no behaviour");
+        assertEquals(
+                table.size(), table.stream().map(Behaviour::name).distinct().count(), "duplicate behaviour names");
+        assertTrue(
+                table.stream()
+                        .map(Behaviour::name)
+                        .collect(java.util.stream.Collectors.toSet())
+                        .containsAll(TRANSACTION_MODE_DEVIATIONS.keySet()),
+                "a listed transaction-mode deviation names no behaviour");
     }
 
     @TestFactory
@@ -104,13 +118,16 @@ class ConformanceTest {
             tests.add(DynamicTest.dynamicTest(behaviour.name(), () -> {
                 String bare = observe(0, schema, behaviour);
                 for (int v = 1; v < VARIANTS.length; v++) {
-                    if (VARIANTS[v].equals("transaction") && TRANSACTION_MODE_DEVIATIONS.containsKey(behaviour.name())) {
+                    if (VARIANTS[v].equals("transaction")
+                            && TRANSACTION_MODE_DEVIATIONS.containsKey(behaviour.name())) {
                         if (TRANSACTION_MODE_DEVIATIONS.get(behaviour.name()).equals("error surfaces later")) {
                             sameErrorLater(behaviour.name(), bare, observe(v, schema, behaviour));
                         }
                         continue;
                     }
-                    assertEquals(bare, observe(v, schema, behaviour),
+                    assertEquals(
+                            bare,
+                            observe(v, schema, behaviour),
                             "flushless mode " + VARIANTS[v] + " differs from bare pgjdbc in: " + behaviour.name());
                 }
             }));
@@ -125,16 +142,20 @@ class ConformanceTest {
      */
     private static void sameErrorLater(String name, String bare, String transaction) {
         String rows = "\n-- final rows --\n";
-        assertEquals(bare.substring(bare.indexOf(rows)), transaction.substring(transaction.indexOf(rows)),
+        assertEquals(
+                bare.substring(bare.indexOf(rows)),
+                transaction.substring(transaction.indexOf(rows)),
                 name + ": mode=transaction left different rows than bare pgjdbc");
         List<String> bareStates = sqlStates(bare.substring(0, bare.indexOf(rows)));
         List<String> states = sqlStates(transaction.substring(0, transaction.indexOf(rows)));
         // none at all when the behaviour ends its transaction with rollback() or close(): the buffered write that
         // would fail is discarded unsent, and nothing of the transaction is committed either way
-        assertTrue(states.isEmpty() || bareStates.get(0).equals(states.get(0)),
+        assertTrue(
+                states.isEmpty() || bareStates.get(0).equals(states.get(0)),
                 name + ": mode=transaction raised " + states + ", bare pgjdbc " + bareStates + "\n" + transaction);
-        assertTrue(bareStates.containsAll(states), name + ": mode=transaction raised " + states + ", bare pgjdbc "
-                + bareStates);
+        assertTrue(
+                bareStates.containsAll(states),
+                name + ": mode=transaction raised " + states + ", bare pgjdbc " + bareStates);
     }
 
     /** The SQLStates of the exceptions a transcript records, in order. */
@@ -153,7 +174,8 @@ class ConformanceTest {
         TestDatabase db = DATABASES[v];
         db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "CREATE SCHEMA " + schema);
         String pgjdbcUrl = withParameter(db.pgjdbcUrl(), "currentSchema=" + schema);
-        String url = v == 0 ? pgjdbcUrl
+        String url = v == 0
+                ? pgjdbcUrl
                 : withParameter("jdbc:flushless:" + pgjdbcUrl.substring("jdbc:".length()), settings(VARIANTS[v]));
         Properties credentials = db.credentials();
         List<Connection> opened = new ArrayList<>();
@@ -181,8 +203,8 @@ class ConformanceTest {
 
                 @Override
                 public Connection open(String flushlessParameters) throws SQLException {
-                    Connection c = DriverManager.getConnection(v == 0 ? url : withParameter(url, flushlessParameters),
-                            credentials);
+                    Connection c = DriverManager.getConnection(
+                            v == 0 ? url : withParameter(url, flushlessParameters), credentials);
                     opened.add(c);
                     return c;
                 }
@@ -228,8 +250,10 @@ class ConformanceTest {
                     c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats();
             seen.append(stats).append('\n');
             if (expected.rewriteKind() != null) {
-                rewritten += stats.rewrites().entrySet().stream().filter(e -> e.getKey().startsWith(expected.rewriteKind()))
-                        .mapToLong(java.util.Map.Entry::getValue).sum();
+                rewritten += stats.rewrites().entrySet().stream()
+                        .filter(e -> e.getKey().startsWith(expected.rewriteKind()))
+                        .mapToLong(java.util.Map.Entry::getValue)
+                        .sum();
             }
         }
         if (expected.fallbackReason() != null) {
@@ -241,7 +265,8 @@ class ConformanceTest {
             throw new AssertionError("expected rewrite " + expected.rewriteKind() + " in batch mode; stats: " + seen);
         }
         if (expected.fallbackReason() != null && !fellBack) {
-            throw new AssertionError("expected a fallback containing '" + expected.fallbackReason() + "'; stats: " + seen);
+            throw new AssertionError(
+                    "expected a fallback containing '" + expected.fallbackReason() + "'; stats: " + seen);
         }
     }
 
@@ -262,7 +287,8 @@ class ConformanceTest {
 
     private static String finalRows(TestDatabase db, String schema) throws SQLException {
         StringBuilder out = new StringBuilder();
-        try (Connection c = db.bare(); Statement s = c.createStatement()) {
+        try (Connection c = db.bare();
+                Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
             try (ResultSet rs = s.executeQuery("SELECT table_name FROM information_schema.tables WHERE table_schema = '"
                     + schema + "' AND table_type = 'BASE TABLE' ORDER BY table_name")) {
@@ -272,7 +298,8 @@ class ConformanceTest {
             }
             for (String table : tables) {
                 out.append("table ").append(table).append('\n');
-                try (ResultSet rs = s.executeQuery("SELECT t::text FROM " + schema + ".\"" + table + "\" t ORDER BY 1")) {
+                try (ResultSet rs =
+                        s.executeQuery("SELECT t::text FROM " + schema + ".\"" + table + "\" t ORDER BY 1")) {
                     while (rs.next()) {
                         out.append("  ").append(rs.getString(1)).append('\n');
                     }

@@ -11,8 +11,7 @@ import java.util.List;
 /** Conformance behaviours: DDL, queries and result sets of every common type, metadata. */
 final class DdlAndQueries {
 
-    private DdlAndQueries() {
-    }
+    private DdlAndQueries() {}
 
     static List<Behaviour> behaviours() {
         return List.of(
@@ -35,15 +34,18 @@ final class DdlAndQueries {
                             + " ARRAY[1,2,3] AS arr, ARRAY['a','b'] AS tarr, interval '1 day 2 hours' AS iv,"
                             + " NULL::int AS nul");
                     t.rows("types", rs);
-                    ResultSet strings = s.executeQuery("SELECT 1.5::float4, DATE '2024-02-29', '\\x01'::bytea, ARRAY[1,2]");
+                    ResultSet strings =
+                            s.executeQuery("SELECT 1.5::float4, DATE '2024-02-29', '\\x01'::bytea, ARRAY[1,2]");
                     strings.next();
                     for (int i = 1; i <= 4; i++) {
                         t.add("getString " + i, strings.getString(i));
                     }
                 }),
                 of("query: typed getters and wasNull", (env, t) -> {
-                    ResultSet rs = env.connection().createStatement().executeQuery(
-                            "SELECT 42 AS i, NULL::int AS n, 7.5::numeric AS d, TIMESTAMPTZ '2024-01-02 03:04:05+02' AS tz");
+                    ResultSet rs = env.connection()
+                            .createStatement()
+                            .executeQuery(
+                                    "SELECT 42 AS i, NULL::int AS n, 7.5::numeric AS d, TIMESTAMPTZ '2024-01-02 03:04:05+02' AS tz");
                     rs.next();
                     t.add("getInt", rs.getInt("i"));
                     t.add("getLong", rs.getLong(1));
@@ -51,7 +53,10 @@ final class DdlAndQueries {
                     t.add("wasNull", rs.wasNull());
                     t.add("getBigDecimal", rs.getBigDecimal("d"));
                     t.add("getDouble", rs.getDouble("d"));
-                    t.add("getTimestamp", rs.getTimestamp("tz", java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"))));
+                    t.add(
+                            "getTimestamp",
+                            rs.getTimestamp(
+                                    "tz", java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"))));
                     t.add("getObject OffsetDateTime", rs.getObject("tz", java.time.OffsetDateTime.class));
                 }),
                 of("prepared query: parameters and re-execution past the prepare threshold", (env, t) -> {
@@ -68,7 +73,8 @@ final class DdlAndQueries {
                     }
                 }),
                 of("query: result set navigation and identity", (env, t) -> {
-                    Statement s = env.connection().createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY);
+                    Statement s = env.connection()
+                            .createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_READ_ONLY);
                     ResultSet rs = s.executeQuery("SELECT g FROM generate_series(1, 5) g");
                     t.add("statement identity", rs.getStatement() == s);
                     t.add("connection identity", s.getConnection() == env.connection());
@@ -117,8 +123,9 @@ final class DdlAndQueries {
                 of("query: multiple result sets from a semicolon-separated execute", (env, t) -> {
                     Statement s = env.connection().createStatement();
                     s.execute("CREATE TABLE m (id int)");
-                    boolean isResult = s.execute("SELECT 1 AS a; INSERT INTO m VALUES (1), (2); SELECT 'x' AS b, 2 AS c;"
-                            + " UPDATE m SET id = 3 WHERE id = 1; DELETE FROM m WHERE id = 99");
+                    boolean isResult =
+                            s.execute("SELECT 1 AS a; INSERT INTO m VALUES (1), (2); SELECT 'x' AS b, 2 AS c;"
+                                    + " UPDATE m SET id = 3 WHERE id = 1; DELETE FROM m WHERE id = 99");
                     for (int i = 1; i <= 8; i++) {
                         t.add("result " + i + " isResultSet", isResult);
                         if (isResult) {
@@ -147,7 +154,10 @@ final class DdlAndQueries {
                     Connection c = env.connection();
                     Statement setup = c.createStatement();
                     setup.execute("CREATE TABLE big (id int PRIMARY KEY, v text)");
-                    t.add("filled", setup.executeUpdate("INSERT INTO big SELECT g, 'row ' || g FROM generate_series(1, 10000) g"));
+                    t.add(
+                            "filled",
+                            setup.executeUpdate(
+                                    "INSERT INTO big SELECT g, 'row ' || g FROM generate_series(1, 10000) g"));
                     c.setAutoCommit(false);
                     Statement s = c.createStatement();
                     s.setFetchSize(250);
@@ -217,11 +227,13 @@ final class DdlAndQueries {
                     t.rows("after", s.executeQuery("SELECT 2 AS two"));
                 }),
                 of("query: getObject with target classes", (env, t) -> {
-                    ResultSet rs = env.connection().createStatement().executeQuery("SELECT DATE '2024-02-29' AS d,"
-                            + " TIMESTAMP '2024-02-29 12:34:56.123456' AS ts, TIME '23:59:58' AS tm,"
-                            + " TIMESTAMPTZ '2024-02-29 12:34:56+05:30' AS tz, TIMETZ '10:11:12+02' AS ttz,"
-                            + " '6a1d5c3e-2f6b-4c1e-9a0d-3b9f1e2a4c5d'::uuid AS u, 123.4500::numeric AS n, 7::int8 AS l,"
-                            + " 'infinity'::date AS inf");
+                    ResultSet rs = env.connection()
+                            .createStatement()
+                            .executeQuery("SELECT DATE '2024-02-29' AS d,"
+                                    + " TIMESTAMP '2024-02-29 12:34:56.123456' AS ts, TIME '23:59:58' AS tm,"
+                                    + " TIMESTAMPTZ '2024-02-29 12:34:56+05:30' AS tz, TIMETZ '10:11:12+02' AS ttz,"
+                                    + " '6a1d5c3e-2f6b-4c1e-9a0d-3b9f1e2a4c5d'::uuid AS u, 123.4500::numeric AS n, 7::int8 AS l,"
+                                    + " 'infinity'::date AS inf");
                     rs.next();
                     t.add("LocalDate", rs.getObject("d", java.time.LocalDate.class));
                     t.add("LocalDateTime", rs.getObject("ts", java.time.LocalDateTime.class));
@@ -241,9 +253,11 @@ final class DdlAndQueries {
                     t.call("column index 0", () -> rs.getString(0));
                 }),
                 of("query: arrays, bytes and streams read back", (env, t) -> {
-                    ResultSet rs = env.connection().createStatement().executeQuery("SELECT ARRAY[[1,2],[3,4]] AS a2,"
-                            + " ARRAY['x', NULL, 'z'] AS at, '\\xdeadbeef'::bytea AS b, 'long text' AS txt,"
-                            + " ARRAY[1.5, 2.25]::numeric[] AS an");
+                    ResultSet rs = env.connection()
+                            .createStatement()
+                            .executeQuery("SELECT ARRAY[[1,2],[3,4]] AS a2,"
+                                    + " ARRAY['x', NULL, 'z'] AS at, '\\xdeadbeef'::bytea AS b, 'long text' AS txt,"
+                                    + " ARRAY[1.5, 2.25]::numeric[] AS an");
                     rs.next();
                     java.sql.Array a2 = rs.getArray("a2");
                     t.add("a2 base", a2.getBaseTypeName() + "/" + a2.getBaseType());
@@ -260,7 +274,11 @@ final class DdlAndQueries {
                         text.append((char) ch);
                     }
                     t.add("characterStream", text);
-                    t.add("asciiStream", new String(rs.getAsciiStream("txt").readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII));
+                    t.add(
+                            "asciiStream",
+                            new String(
+                                    rs.getAsciiStream("txt").readAllBytes(),
+                                    java.nio.charset.StandardCharsets.US_ASCII));
                 }),
                 of("query: updatable result set updates, inserts and deletes rows", (env, t) -> {
                     Connection c = env.connection();
@@ -292,8 +310,9 @@ final class DdlAndQueries {
                 of("query: RETURNING through executeQuery and execute", (env, t) -> {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE r (id serial PRIMARY KEY, v text)");
-                    t.rows("insert returning", c.createStatement().executeQuery(
-                            "INSERT INTO r (v) VALUES ('a'), ('b') RETURNING id, v"));
+                    t.rows(
+                            "insert returning",
+                            c.createStatement().executeQuery("INSERT INTO r (v) VALUES ('a'), ('b') RETURNING id, v"));
                     PreparedStatement ps = c.prepareStatement("UPDATE r SET v = v || ? WHERE id = ? RETURNING *");
                     ps.setString(1, "!");
                     ps.setInt(2, 2);
@@ -302,14 +321,16 @@ final class DdlAndQueries {
                     t.add("execute delete returning", s.execute("DELETE FROM r WHERE id = 1 RETURNING v"));
                     t.rows("deleted", s.getResultSet());
                     t.add("updateCount after", s.getUpdateCount());
-                    t.call("executeUpdate with returning", () -> c.createStatement().executeUpdate(
-                            "INSERT INTO r (v) VALUES ('c') RETURNING id"));
+                    t.call(
+                            "executeUpdate with returning",
+                            () -> c.createStatement().executeUpdate("INSERT INTO r (v) VALUES ('c') RETURNING id"));
                 }),
                 of("query: CallableStatement with functions, OUT parameters and procedures", (env, t) -> {
                     Connection c = env.connection();
                     Statement s = c.createStatement();
                     s.execute("CREATE FUNCTION twice(x int) RETURNS int LANGUAGE sql AS 'SELECT x * 2'");
-                    s.execute("CREATE FUNCTION split(x int, OUT half int, OUT rest int) LANGUAGE sql AS 'SELECT x / 2, x % 2'");
+                    s.execute(
+                            "CREATE FUNCTION split(x int, OUT half int, OUT rest int) LANGUAGE sql AS 'SELECT x / 2, x % 2'");
                     s.execute("CREATE TABLE called (v int)");
                     s.execute("CREATE PROCEDURE add_row(x int) LANGUAGE sql AS 'INSERT INTO called VALUES (x)'");
                     t.add("nativeSQL", c.nativeSQL("{? = call twice(?)}"));
@@ -351,7 +372,8 @@ final class DdlAndQueries {
                     t.add("supportsBatchUpdates", md.supportsBatchUpdates());
                     t.add("supportsGetGeneratedKeys", md.supportsGetGeneratedKeys());
                     t.add("supportsSavepoints", md.supportsSavepoints());
-                    t.add("supportsTransactionIsolation serializable",
+                    t.add(
+                            "supportsTransactionIsolation serializable",
                             md.supportsTransactionIsolationLevel(Connection.TRANSACTION_SERIALIZABLE));
                     t.add("default isolation", md.getDefaultTransactionIsolation());
                     t.add("identifierQuote", md.getIdentifierQuoteString());
@@ -364,34 +386,44 @@ final class DdlAndQueries {
                     Statement s = c.createStatement();
                     s.execute("CREATE TABLE parent (id bigserial PRIMARY KEY, code varchar(12) NOT NULL UNIQUE,"
                             + " amount numeric(12,3), at timestamptz, flag boolean DEFAULT false)");
-                    s.execute("CREATE TABLE child (a int, b int, parent_id bigint REFERENCES parent(id), PRIMARY KEY (b, a))");
+                    s.execute(
+                            "CREATE TABLE child (a int, b int, parent_id bigint REFERENCES parent(id), PRIMARY KEY (b, a))");
                     s.execute("CREATE VIEW pv AS SELECT id FROM parent");
                     String schema = c.getSchema();
                     java.sql.DatabaseMetaData md = c.getMetaData();
                     ResultSet tables = md.getTables(null, schema, "%", new String[] {"TABLE", "VIEW"});
                     while (tables.next()) {
-                        t.add("table", tables.getString("TABLE_SCHEM") + "." + tables.getString("TABLE_NAME") + " "
-                                + tables.getString("TABLE_TYPE"));
+                        t.add(
+                                "table",
+                                tables.getString("TABLE_SCHEM") + "." + tables.getString("TABLE_NAME") + " "
+                                        + tables.getString("TABLE_TYPE"));
                     }
                     ResultSet columns = md.getColumns(null, schema, "parent", "%");
                     while (columns.next()) {
-                        t.add("column", columns.getInt("ORDINAL_POSITION") + " " + columns.getString("COLUMN_NAME") + " "
-                                + columns.getString("TYPE_NAME") + "/" + columns.getInt("DATA_TYPE") + " size "
-                                + columns.getInt("COLUMN_SIZE") + " digits " + columns.getInt("DECIMAL_DIGITS")
-                                + " nullable " + columns.getInt("NULLABLE") + " default " + columns.getString("COLUMN_DEF")
-                                + " auto " + columns.getString("IS_AUTOINCREMENT"));
+                        t.add(
+                                "column",
+                                columns.getInt("ORDINAL_POSITION") + " " + columns.getString("COLUMN_NAME") + " "
+                                        + columns.getString("TYPE_NAME") + "/" + columns.getInt("DATA_TYPE") + " size "
+                                        + columns.getInt("COLUMN_SIZE") + " digits " + columns.getInt("DECIMAL_DIGITS")
+                                        + " nullable " + columns.getInt("NULLABLE") + " default "
+                                        + columns.getString("COLUMN_DEF")
+                                        + " auto " + columns.getString("IS_AUTOINCREMENT"));
                     }
                     for (String table : new String[] {"parent", "child"}) {
                         ResultSet pk = md.getPrimaryKeys(null, schema, table);
                         while (pk.next()) {
-                            t.add("pk " + table, pk.getString("COLUMN_NAME") + " seq " + pk.getInt("KEY_SEQ") + " "
-                                    + pk.getString("PK_NAME"));
+                            t.add(
+                                    "pk " + table,
+                                    pk.getString("COLUMN_NAME") + " seq " + pk.getInt("KEY_SEQ") + " "
+                                            + pk.getString("PK_NAME"));
                         }
                     }
                     ResultSet fk = md.getImportedKeys(null, schema, "child");
                     while (fk.next()) {
-                        t.add("fk", fk.getString("FKCOLUMN_NAME") + " -> " + fk.getString("PKTABLE_NAME") + "."
-                                + fk.getString("PKCOLUMN_NAME") + " " + fk.getString("FK_NAME"));
+                        t.add(
+                                "fk",
+                                fk.getString("FKCOLUMN_NAME") + " -> " + fk.getString("PKTABLE_NAME") + "."
+                                        + fk.getString("PKCOLUMN_NAME") + " " + fk.getString("FK_NAME"));
                     }
                     ResultSet idx = md.getIndexInfo(null, schema, "parent", false, false);
                     java.util.List<String> indexes = new java.util.ArrayList<>();
@@ -411,30 +443,43 @@ final class DdlAndQueries {
                     Statement owner = tables.getStatement();
                     t.add("statement null", owner == null);
                     t.add("statement's connection identity", owner == null || owner.getConnection() == c);
-                    t.add("statement's connection isWrapperFor PGConnection",
+                    t.add(
+                            "statement's connection isWrapperFor PGConnection",
                             owner == null || owner.getConnection().isWrapperFor(org.postgresql.PGConnection.class));
                     t.add("next", tables.next());
                     t.add("name", tables.getString("TABLE_NAME"));
                 }),
                 of("metadata: ResultSetMetaData of a query over a table", (env, t) -> {
                     Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE rm (id serial PRIMARY KEY, name varchar(20) NOT NULL,"
-                            + " price numeric(8,2), note text)");
-                    ResultSet rs = c.createStatement().executeQuery("SELECT id, name AS label, price, note, 1 + 1 AS expr FROM rm");
+                    c.createStatement()
+                            .execute("CREATE TABLE rm (id serial PRIMARY KEY, name varchar(20) NOT NULL,"
+                                    + " price numeric(8,2), note text)");
+                    ResultSet rs = c.createStatement()
+                            .executeQuery("SELECT id, name AS label, price, note, 1 + 1 AS expr FROM rm");
                     java.sql.ResultSetMetaData md = rs.getMetaData();
                     t.add("count", md.getColumnCount());
                     for (int i = 1; i <= md.getColumnCount(); i++) {
-                        t.add("column " + i, md.getColumnName(i) + " label " + md.getColumnLabel(i) + " type "
-                                + md.getColumnTypeName(i) + "/" + md.getColumnType(i) + " class " + md.getColumnClassName(i)
-                                + " precision " + md.getPrecision(i) + " scale " + md.getScale(i) + " nullable "
-                                + md.isNullable(i) + " auto " + md.isAutoIncrement(i) + " table " + md.getTableName(i)
-                                + " display " + md.getColumnDisplaySize(i) + " signed " + md.isSigned(i));
+                        t.add(
+                                "column " + i,
+                                md.getColumnName(i) + " label " + md.getColumnLabel(i) + " type "
+                                        + md.getColumnTypeName(i) + "/" + md.getColumnType(i) + " class "
+                                        + md.getColumnClassName(i)
+                                        + " precision " + md.getPrecision(i) + " scale " + md.getScale(i) + " nullable "
+                                        + md.isNullable(i) + " auto " + md.isAutoIncrement(i) + " table "
+                                        + md.getTableName(i)
+                                        + " display " + md.getColumnDisplaySize(i) + " signed " + md.isSigned(i));
                     }
                     PreparedStatement ps = c.prepareStatement("SELECT name, price FROM rm WHERE id = ?");
                     java.sql.ResultSetMetaData before = ps.getMetaData();
-                    t.add("prepared metadata before execute", before == null ? "null"
-                            : before.getColumnCount() + " " + before.getColumnName(1) + " " + before.getColumnTypeName(2));
-                    t.add("isWrapperFor PGResultSetMetaData", md.isWrapperFor(org.postgresql.PGResultSetMetaData.class));
+                    t.add(
+                            "prepared metadata before execute",
+                            before == null
+                                    ? "null"
+                                    : before.getColumnCount() + " " + before.getColumnName(1) + " "
+                                            + before.getColumnTypeName(2));
+                    t.add(
+                            "isWrapperFor PGResultSetMetaData",
+                            md.isWrapperFor(org.postgresql.PGResultSetMetaData.class));
                 }),
                 of("metadata: ParameterMetaData of prepared statements", (env, t) -> {
                     Connection c = env.connection();
@@ -443,9 +488,11 @@ final class DdlAndQueries {
                     java.sql.ParameterMetaData md = ps.getParameterMetaData();
                     t.add("count", md.getParameterCount());
                     for (int i = 1; i <= md.getParameterCount(); i++) {
-                        t.add("parameter " + i, md.getParameterTypeName(i) + "/" + md.getParameterType(i) + " class "
-                                + md.getParameterClassName(i) + " mode " + md.getParameterMode(i) + " nullable "
-                                + md.isNullable(i));
+                        t.add(
+                                "parameter " + i,
+                                md.getParameterTypeName(i) + "/" + md.getParameterType(i) + " class "
+                                        + md.getParameterClassName(i) + " mode " + md.getParameterMode(i) + " nullable "
+                                        + md.isNullable(i));
                     }
                     t.call("out of range", () -> md.getParameterType(5));
                     PreparedStatement none = c.prepareStatement("SELECT 1");
@@ -467,15 +514,19 @@ final class DdlAndQueries {
                     t.add("prepared isWrapperFor PreparedStatement", ps.isWrapperFor(PreparedStatement.class));
                     ResultSet rs = s.executeQuery("SELECT 1");
                     t.add("resultSet isWrapperFor ResultSet", rs.isWrapperFor(ResultSet.class));
-                    t.add("resultSet isWrapperFor PGRefCursorResultSet",
+                    t.add(
+                            "resultSet isWrapperFor PGRefCursorResultSet",
                             rs.isWrapperFor(org.postgresql.PGRefCursorResultSet.class));
                     t.call("statement unwrap Integer", () -> s.unwrap(Integer.class));
-                    t.add("metadata isWrapperFor DatabaseMetaData", c.getMetaData().isWrapperFor(java.sql.DatabaseMetaData.class));
+                    t.add(
+                            "metadata isWrapperFor DatabaseMetaData",
+                            c.getMetaData().isWrapperFor(java.sql.DatabaseMetaData.class));
                 }));
     }
 
     static String queryString(Connection c, String sql) throws java.sql.SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }

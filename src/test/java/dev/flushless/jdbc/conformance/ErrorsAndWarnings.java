@@ -14,8 +14,7 @@ import org.postgresql.util.ServerErrorMessage;
 /** Conformance behaviours: errors (SQLState and message), closed objects, warnings and notices. */
 final class ErrorsAndWarnings {
 
-    private ErrorsAndWarnings() {
-    }
+    private ErrorsAndWarnings() {}
 
     private static void ddl(Connection c, String... sql) throws SQLException {
         try (Statement s = c.createStatement()) {
@@ -36,10 +35,13 @@ final class ErrorsAndWarnings {
             }
             if (e instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
                 ServerErrorMessage m = psql.getServerErrorMessage();
-                t.add(label + " fields", "severity=" + m.getSeverity() + " schema?=" + (m.getSchema() != null)
-                        + " table=" + m.getTable() + " column=" + m.getColumn() + " constraint=" + m.getConstraint()
-                        + " datatype=" + m.getDatatype() + " detail=" + m.getDetail() + " hint=" + m.getHint()
-                        + " position=" + m.getPosition() + " routine=" + m.getRoutine());
+                t.add(
+                        label + " fields",
+                        "severity=" + m.getSeverity() + " schema?=" + (m.getSchema() != null)
+                                + " table=" + m.getTable() + " column=" + m.getColumn() + " constraint="
+                                + m.getConstraint()
+                                + " datatype=" + m.getDatatype() + " detail=" + m.getDetail() + " hint=" + m.getHint()
+                                + " position=" + m.getPosition() + " routine=" + m.getRoutine());
             }
         }
     }
@@ -54,24 +56,29 @@ final class ErrorsAndWarnings {
                     s.execute("CREATE TABLE known (id int)");
                     serverError(t, "undefined column", () -> s.executeQuery("SELECT nope FROM known"));
                     serverError(t, "undefined function", () -> s.executeQuery("SELECT no_such_function(1)"));
-                    PreparedStatement ps = env.connection().prepareStatement("SELECT * FROM no_such_table WHERE id = ?");
+                    PreparedStatement ps =
+                            env.connection().prepareStatement("SELECT * FROM no_such_table WHERE id = ?");
                     ps.setInt(1, 1);
                     serverError(t, "prepared undefined table", ps::executeQuery);
                     t.rows("connection still usable", s.executeQuery("SELECT 1 AS ok"));
                 }),
                 of("error: unique, foreign key, check and not-null violations", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE parent (id int PRIMARY KEY, code text UNIQUE)",
+                    ddl(
+                            c,
+                            "CREATE TABLE parent (id int PRIMARY KEY, code text UNIQUE)",
                             "CREATE TABLE child (id int PRIMARY KEY, parent_id int REFERENCES parent(id),"
                                     + " qty int NOT NULL CONSTRAINT qty_positive CHECK (qty > 0))",
-                            "INSERT INTO parent VALUES (1, 'a')", "INSERT INTO child VALUES (1, 1, 5)");
+                            "INSERT INTO parent VALUES (1, 'a')",
+                            "INSERT INTO child VALUES (1, 1, 5)");
                     Statement s = c.createStatement();
                     serverError(t, "unique pk", () -> s.executeUpdate("INSERT INTO parent VALUES (1, 'b')"));
                     serverError(t, "unique code", () -> s.executeUpdate("INSERT INTO parent VALUES (2, 'a')"));
                     serverError(t, "fk insert", () -> s.executeUpdate("INSERT INTO child VALUES (2, 99, 1)"));
                     serverError(t, "fk delete", () -> s.executeUpdate("DELETE FROM parent WHERE id = 1"));
                     serverError(t, "check", () -> s.executeUpdate("INSERT INTO child VALUES (3, 1, 0)"));
-                    serverError(t, "not null", () -> s.executeUpdate("INSERT INTO child (id, parent_id) VALUES (4, 1)"));
+                    serverError(
+                            t, "not null", () -> s.executeUpdate("INSERT INTO child (id, parent_id) VALUES (4, 1)"));
                     PreparedStatement ps = c.prepareStatement("INSERT INTO child VALUES (?, ?, ?)");
                     ps.setInt(1, 5);
                     ps.setInt(2, 1);
@@ -86,15 +93,27 @@ final class ErrorsAndWarnings {
                     Statement s = c.createStatement();
                     serverError(t, "division by zero", () -> s.executeQuery("SELECT 1 / 0"));
                     serverError(t, "numeric division by zero", () -> s.executeQuery("SELECT 1.5 / 0"));
-                    serverError(t, "smallint overflow", () -> s.executeUpdate("INSERT INTO de (id, small) VALUES (1, 40000)"));
+                    serverError(
+                            t,
+                            "smallint overflow",
+                            () -> s.executeUpdate("INSERT INTO de (id, small) VALUES (1, 40000)"));
                     serverError(t, "invalid integer", () -> s.executeQuery("SELECT 'abc'::int"));
                     serverError(t, "too long", () -> s.executeUpdate("INSERT INTO de (id, v) VALUES (2, 'abcd')"));
-                    serverError(t, "invalid date", () -> s.executeUpdate("INSERT INTO de (id, d) VALUES (3, '2023-02-30')"));
-                    serverError(t, "raise exception", () -> s.execute(
-                            "DO $$ BEGIN RAISE EXCEPTION 'custom % failure', 42 USING ERRCODE = 'P0001', HINT = 'try again',"
-                                    + " DETAIL = 'some detail'; END $$"));
-                    serverError(t, "raise custom sqlstate", () -> s.execute(
-                            "DO $$ BEGIN RAISE SQLSTATE 'XY123' USING MESSAGE = 'custom state'; END $$"));
+                    serverError(
+                            t,
+                            "invalid date",
+                            () -> s.executeUpdate("INSERT INTO de (id, d) VALUES (3, '2023-02-30')"));
+                    serverError(
+                            t,
+                            "raise exception",
+                            () -> s.execute(
+                                    "DO $$ BEGIN RAISE EXCEPTION 'custom % failure', 42 USING ERRCODE = 'P0001', HINT = 'try again',"
+                                            + " DETAIL = 'some detail'; END $$"));
+                    serverError(
+                            t,
+                            "raise custom sqlstate",
+                            () -> s.execute(
+                                    "DO $$ BEGIN RAISE SQLSTATE 'XY123' USING MESSAGE = 'custom state'; END $$"));
                     PreparedStatement ps = c.prepareStatement("SELECT 100 / ?");
                     ps.setInt(1, 0);
                     serverError(t, "prepared division by zero", ps::executeQuery);
@@ -179,8 +198,8 @@ final class ErrorsAndWarnings {
                     kill.setInt(1, pid);
                     t.rows("terminated", kill.executeQuery());
                     for (int i = 0; i < 50; i++) {
-                        try (ResultSet rs = c.createStatement().executeQuery(
-                                "SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
+                        try (ResultSet rs = c.createStatement()
+                                .executeQuery("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid)) {
                             rs.next();
                             if (rs.getInt(1) == 0) {
                                 break;
@@ -192,7 +211,9 @@ final class ErrorsAndWarnings {
                     // timing, so only the fact that it failed is recorded
                     t.call("query on terminated connection fails", () -> {
                         try {
-                            return victim.createStatement().executeQuery("SELECT 1").next();
+                            return victim.createStatement()
+                                    .executeQuery("SELECT 1")
+                                    .next();
                         } catch (SQLException e) {
                             return "failed";
                         }
@@ -200,33 +221,38 @@ final class ErrorsAndWarnings {
                     t.add("isValid", victim.isValid(1));
                     t.call("still failing", () -> {
                         try {
-                            return victim.createStatement().executeQuery("SELECT 1").next();
+                            return victim.createStatement()
+                                    .executeQuery("SELECT 1")
+                                    .next();
                         } catch (SQLException e) {
                             return "failed";
                         }
                     });
                 }),
-                of("warning: RAISE NOTICE and WARNING reach Statement.getWarnings, clearWarnings empties them", (env, t) -> {
-                    Connection c = env.connection();
-                    Statement s = c.createStatement();
-                    t.warnings("initial statement", s.getWarnings());
-                    t.warnings("initial connection", c.getWarnings());
-                    s.execute("DO $$ BEGIN RAISE NOTICE 'first notice %', 1; RAISE WARNING 'a warning'; RAISE NOTICE 'second'; END $$");
-                    t.warnings("statement", s.getWarnings());
-                    t.warnings("connection", c.getWarnings());
-                    s.clearWarnings();
-                    t.warnings("statement after clear", s.getWarnings());
-                    s.execute("DO $$ BEGIN RAISE NOTICE 'again'; END $$");
-                    t.warnings("statement again", s.getWarnings());
-                    s.execute("SELECT 1");
-                    t.warnings("statement after next execute", s.getWarnings());
-                    s.execute("SET client_min_messages = warning");
-                    s.execute("DO $$ BEGIN RAISE NOTICE 'hidden'; RAISE WARNING 'shown'; END $$");
-                    t.warnings("filtered", s.getWarnings());
-                    s.execute("RESET client_min_messages");
-                    c.clearWarnings();
-                    t.warnings("connection after clear", c.getWarnings());
-                }),
+                of(
+                        "warning: RAISE NOTICE and WARNING reach Statement.getWarnings, clearWarnings empties them",
+                        (env, t) -> {
+                            Connection c = env.connection();
+                            Statement s = c.createStatement();
+                            t.warnings("initial statement", s.getWarnings());
+                            t.warnings("initial connection", c.getWarnings());
+                            s.execute(
+                                    "DO $$ BEGIN RAISE NOTICE 'first notice %', 1; RAISE WARNING 'a warning'; RAISE NOTICE 'second'; END $$");
+                            t.warnings("statement", s.getWarnings());
+                            t.warnings("connection", c.getWarnings());
+                            s.clearWarnings();
+                            t.warnings("statement after clear", s.getWarnings());
+                            s.execute("DO $$ BEGIN RAISE NOTICE 'again'; END $$");
+                            t.warnings("statement again", s.getWarnings());
+                            s.execute("SELECT 1");
+                            t.warnings("statement after next execute", s.getWarnings());
+                            s.execute("SET client_min_messages = warning");
+                            s.execute("DO $$ BEGIN RAISE NOTICE 'hidden'; RAISE WARNING 'shown'; END $$");
+                            t.warnings("filtered", s.getWarnings());
+                            s.execute("RESET client_min_messages");
+                            c.clearWarnings();
+                            t.warnings("connection after clear", c.getWarnings());
+                        }),
                 of("warning: notices from prepared statements, queries and DDL", (env, t) -> {
                     Connection c = env.connection();
                     Statement s = c.createStatement();

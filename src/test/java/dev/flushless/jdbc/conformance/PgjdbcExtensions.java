@@ -23,8 +23,7 @@ import org.postgresql.largeobject.LargeObjectManager;
 /** Conformance behaviours: pgjdbc's own API reached through {@code unwrap} (COPY, LISTEN/NOTIFY, large objects). */
 final class PgjdbcExtensions {
 
-    private PgjdbcExtensions() {
-    }
+    private PgjdbcExtensions() {}
 
     private static void ddl(Connection c, String... sql) throws java.sql.SQLException {
         try (Statement s = c.createStatement()) {
@@ -54,10 +53,15 @@ final class PgjdbcExtensions {
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE copied (id int PRIMARY KEY, name text)");
                     CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
-                    t.add("copied in", copy.copyIn("COPY copied FROM STDIN (FORMAT csv)",
-                            new StringReader("1,one\n2,two\n3,\"th,ree\"\n")));
+                    t.add(
+                            "copied in",
+                            copy.copyIn(
+                                    "COPY copied FROM STDIN (FORMAT csv)",
+                                    new StringReader("1,one\n2,two\n3,\"th,ree\"\n")));
                     java.io.StringWriter out = new java.io.StringWriter();
-                    t.add("copied out", copy.copyOut("COPY (SELECT * FROM copied ORDER BY id) TO STDOUT (FORMAT csv)", out));
+                    t.add(
+                            "copied out",
+                            copy.copyOut("COPY (SELECT * FROM copied ORDER BY id) TO STDOUT (FORMAT csv)", out));
                     t.add("csv", out.toString());
                 }),
                 of("copy: 10,000 rows in from a Reader and out again", (env, t) -> {
@@ -65,12 +69,22 @@ final class PgjdbcExtensions {
                     ddl(c, "CREATE TABLE many (id int PRIMARY KEY, name text, amount numeric(10,2))");
                     StringBuilder data = new StringBuilder();
                     for (int i = 1; i <= 10_000; i++) {
-                        data.append(i).append('\t').append("name ").append(i).append('\t')
-                                .append(i % 100).append('.').append(i % 7).append('\n');
+                        data.append(i)
+                                .append('\t')
+                                .append("name ")
+                                .append(i)
+                                .append('\t')
+                                .append(i % 100)
+                                .append('.')
+                                .append(i % 7)
+                                .append('\n');
                     }
                     CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
                     t.add("copied in", copy.copyIn("COPY many FROM STDIN", new StringReader(data.toString())));
-                    t.rows("summary", c.createStatement().executeQuery("SELECT count(*), sum(id), sum(amount), max(name) FROM many"));
+                    t.rows(
+                            "summary",
+                            c.createStatement()
+                                    .executeQuery("SELECT count(*), sum(id), sum(amount), max(name) FROM many"));
                     java.io.StringWriter out = new java.io.StringWriter();
                     t.add("copied out", copy.copyOut("COPY many TO STDOUT", out));
                     t.add("out length", out.toString().length());
@@ -81,14 +95,26 @@ final class PgjdbcExtensions {
                     ddl(c, "CREATE TABLE bytes_in (id int, label text)");
                     CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
                     byte[] csv = "1,caf\u00e9\n2,\u2713 done\n3,\n".getBytes(StandardCharsets.UTF_8);
-                    t.add("copied in", copy.copyIn("COPY bytes_in FROM STDIN (FORMAT csv)", new ByteArrayInputStream(csv)));
-                    t.add("copied in small buffer", copy.copyIn("COPY bytes_in FROM STDIN (FORMAT csv)",
-                            new ByteArrayInputStream("4,four\n".getBytes(StandardCharsets.UTF_8)), 2));
+                    t.add(
+                            "copied in",
+                            copy.copyIn("COPY bytes_in FROM STDIN (FORMAT csv)", new ByteArrayInputStream(csv)));
+                    t.add(
+                            "copied in small buffer",
+                            copy.copyIn(
+                                    "COPY bytes_in FROM STDIN (FORMAT csv)",
+                                    new ByteArrayInputStream("4,four\n".getBytes(StandardCharsets.UTF_8)),
+                                    2));
                     ByteArrayOutputStream out = new ByteArrayOutputStream();
-                    t.add("copied out", copy.copyOut("COPY (SELECT * FROM bytes_in ORDER BY id) TO STDOUT (FORMAT csv, HEADER)", out));
+                    t.add(
+                            "copied out",
+                            copy.copyOut(
+                                    "COPY (SELECT * FROM bytes_in ORDER BY id) TO STDOUT (FORMAT csv, HEADER)", out));
                     t.add("out", out.toString(StandardCharsets.UTF_8));
                     ByteArrayOutputStream binary = new ByteArrayOutputStream();
-                    t.add("binary copied out", copy.copyOut("COPY (SELECT id FROM bytes_in ORDER BY id) TO STDOUT (FORMAT binary)", binary));
+                    t.add(
+                            "binary copied out",
+                            copy.copyOut(
+                                    "COPY (SELECT id FROM bytes_in ORDER BY id) TO STDOUT (FORMAT binary)", binary));
                     t.add("binary length", binary.size());
                 }),
                 of("copy: low-level CopyIn, a failing copy and copy in a rolled-back transaction", (env, t) -> {
@@ -104,7 +130,9 @@ final class PgjdbcExtensions {
                     }
                     t.add("endCopy", in.endCopy());
                     t.add("handled rows", in.getHandledRowCount());
-                    t.call("bad data", () -> copy.copyIn("COPY low FROM STDIN", new StringReader("4\tok\nnot-a-number\tbad\n")));
+                    t.call(
+                            "bad data",
+                            () -> copy.copyIn("COPY low FROM STDIN", new StringReader("4\tok\nnot-a-number\tbad\n")));
                     t.call("duplicate key", () -> copy.copyIn("COPY low FROM STDIN", new StringReader("1\tdup\n")));
                     CopyIn cancelled = copy.copyIn("COPY low FROM STDIN");
                     byte[] row = "9\tnever\n".getBytes(StandardCharsets.UTF_8);
@@ -113,7 +141,9 @@ final class PgjdbcExtensions {
                     t.add("cancelled active", cancelled.isActive());
                     t.rows("after failures", c.createStatement().executeQuery("SELECT * FROM low ORDER BY id"));
                     c.setAutoCommit(false);
-                    t.add("copied in transaction", copy.copyIn("COPY low FROM STDIN", new StringReader("5\tfive\n6\tsix\n")));
+                    t.add(
+                            "copied in transaction",
+                            copy.copyIn("COPY low FROM STDIN", new StringReader("5\tfive\n6\tsix\n")));
                     t.rows("inside", c.createStatement().executeQuery("SELECT count(*) FROM low"));
                     c.rollback();
                     t.rows("after rollback", c.createStatement().executeQuery("SELECT count(*) FROM low"));
@@ -152,7 +182,10 @@ final class PgjdbcExtensions {
                     s.execute("SELECT 1");
                     PGNotification[] none = pg.getNotifications();
                     t.add("after unlisten", none == null ? 0 : none.length);
-                    t.add("sender pid is not ours", pg.getBackendPID() != sender.unwrap(PGConnection.class).getBackendPID());
+                    t.add(
+                            "sender pid is not ours",
+                            pg.getBackendPID()
+                                    != sender.unwrap(PGConnection.class).getBackendPID());
                 }),
                 of("large objects: create, write, read, seek, truncate and unlink in a transaction", (env, t) -> {
                     Connection c = env.connection();
@@ -236,7 +269,9 @@ final class PgjdbcExtensions {
                     t.add("useServerPrepare off", pgs.isUseServerPrepare());
                     ps.setInt(1, 10);
                     t.rows("unprepared", ps.executeQuery());
-                    t.add("last OID", c.createStatement().unwrap(PGStatement.class).getLastOID());
+                    t.add(
+                            "last OID",
+                            c.createStatement().unwrap(PGStatement.class).getLastOID());
                 }),
                 of("pgjdbc: PGInterval, PGpoint and other PGobject types", (env, t) -> {
                     Connection c = env.connection();
@@ -258,9 +293,12 @@ final class PgjdbcExtensions {
                     while (rs.next()) {
                         Object iv = rs.getObject("iv");
                         Object p = rs.getObject("p");
-                        t.add("row " + rs.getInt("id"), iv.getClass().getSimpleName() + " " + iv + " | "
-                                + (p == null ? null : p.getClass().getSimpleName() + " " + p) + " | " + rs.getObject("b")
-                                + " | " + rs.getString("m"));
+                        t.add(
+                                "row " + rs.getInt("id"),
+                                iv.getClass().getSimpleName() + " " + iv + " | "
+                                        + (p == null ? null : p.getClass().getSimpleName() + " " + p) + " | "
+                                        + rs.getObject("b")
+                                        + " | " + rs.getString("m"));
                     }
                     t.call("money as double", () -> {
                         try (ResultSet m = c.createStatement().executeQuery("SELECT m FROM geo WHERE id = 1")) {

@@ -21,8 +21,7 @@ import javax.sql.DataSource;
  */
 final class Pooling {
 
-    private Pooling() {
-    }
+    private Pooling() {}
 
     private static HikariDataSource pool(DataSource dataSource, int size) {
         HikariConfig config = new HikariConfig();
@@ -34,8 +33,8 @@ final class Pooling {
     }
 
     /** Runs {@code threads} tasks concurrently and returns their results in task order. */
-    private static <T> List<T> parallel(int threads, java.util.function.IntFunction<java.util.concurrent.Callable<T>> task)
-            throws Exception {
+    private static <T> List<T> parallel(
+            int threads, java.util.function.IntFunction<java.util.concurrent.Callable<T>> task) throws Exception {
         ExecutorService executor = Executors.newFixedThreadPool(threads);
         try {
             List<Future<T>> futures = new ArrayList<>();
@@ -62,7 +61,8 @@ final class Pooling {
                             int seen = 0;
                             for (int n = 0; n < 25; n++) {
                                 try (Connection pc = pool.getConnection();
-                                        PreparedStatement insert = pc.prepareStatement("INSERT INTO pooled VALUES (?, ?)");
+                                        PreparedStatement insert =
+                                                pc.prepareStatement("INSERT INTO pooled VALUES (?, ?)");
                                         PreparedStatement read = pc.prepareStatement(
                                                 "SELECT count(*), coalesce(sum(n), 0) FROM pooled WHERE thread = ?")) {
                                     insert.setInt(1, thread);
@@ -81,8 +81,10 @@ final class Pooling {
                         });
                         t.add("results", results);
                     }
-                    t.rows("totals", c.createStatement().executeQuery(
-                            "SELECT count(*), sum(n), count(DISTINCT thread) FROM pooled"));
+                    t.rows(
+                            "totals",
+                            c.createStatement()
+                                    .executeQuery("SELECT count(*), sum(n), count(DISTINCT thread) FROM pooled"));
                 }),
                 of("pooling: 8 threads committing batched transactions through HikariCP", (env, t) -> {
                     Connection c = env.connection();
@@ -96,7 +98,8 @@ final class Pooling {
                             for (int round = 0; round < 5; round++) {
                                 try (Connection pc = pool.getConnection()) {
                                     pc.setAutoCommit(false);
-                                    try (PreparedStatement ps = pc.prepareStatement("INSERT INTO orders VALUES (?, ?, ?)");
+                                    try (PreparedStatement ps =
+                                                    pc.prepareStatement("INSERT INTO orders VALUES (?, ?, ?)");
                                             Statement s = pc.createStatement()) {
                                         for (int k = 0; k < 5; k++) {
                                             int id = thread * 1000 + round * 10 + k;
@@ -124,7 +127,10 @@ final class Pooling {
                         });
                         t.add("results", results);
                     }
-                    t.rows("orders", c.createStatement().executeQuery("SELECT count(*), sum(amount), count(DISTINCT thread) FROM orders"));
+                    t.rows(
+                            "orders",
+                            c.createStatement()
+                                    .executeQuery("SELECT count(*), sum(amount), count(DISTINCT thread) FROM orders"));
                     t.rows("counter", c.createStatement().executeQuery("SELECT n FROM counter"));
                 }),
                 of("pooling: HikariCP resets state when a connection returns to the pool", (env, t) -> {
@@ -142,17 +148,25 @@ final class Pooling {
                         try (Connection pc = pool.getConnection()) {
                             t.add("autocommit after return", pc.getAutoCommit());
                             t.add("isolation after return", pc.getTransactionIsolation());
-                            t.rows("uncommitted insert rolled back", pc.createStatement().executeQuery("SELECT count(*) FROM reset"));
+                            t.rows(
+                                    "uncommitted insert rolled back",
+                                    pc.createStatement().executeQuery("SELECT count(*) FROM reset"));
                             pc.setReadOnly(true);
                             pc.setAutoCommit(false);
-                            t.call("write in read-only", () -> pc.createStatement().executeUpdate("INSERT INTO reset VALUES (2)"));
+                            t.call(
+                                    "write in read-only",
+                                    () -> pc.createStatement().executeUpdate("INSERT INTO reset VALUES (2)"));
                         }
                         try (Connection pc = pool.getConnection()) {
                             t.add("readOnly after return", pc.isReadOnly());
-                            t.add("insert after return", pc.createStatement().executeUpdate("INSERT INTO reset VALUES (3)"));
+                            t.add(
+                                    "insert after return",
+                                    pc.createStatement().executeUpdate("INSERT INTO reset VALUES (3)"));
                             t.add("schema", pc.getSchema().equals(c.getSchema()));
                             t.add("unwrap PGConnection", pc.isWrapperFor(org.postgresql.PGConnection.class));
-                            t.add("metadata connection is the proxy", pc.getMetaData().getConnection() == pc);
+                            t.add(
+                                    "metadata connection is the proxy",
+                                    pc.getMetaData().getConnection() == pc);
                             Statement s = pc.createStatement();
                             t.add("statement connection is the proxy", s.getConnection() == pc);
                             ResultSet rs = s.executeQuery("SELECT 1");
@@ -166,7 +180,8 @@ final class Pooling {
                     DataSource ds = env.dataSource();
                     Connection c = env.connection();
                     c.createStatement().execute("CREATE TABLE ds (id int)");
-                    try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+                    try (Connection a = ds.getConnection();
+                            Connection b = ds.getConnection()) {
                         t.add("distinct connections", a != b);
                         t.add("same schema", a.getSchema().equals(c.getSchema()));
                         t.add("autocommit", a.getAutoCommit());

@@ -27,8 +27,7 @@ import org.postgresql.util.PGobject;
 /** Conformance behaviours: every family of PreparedStatement setters, nulls, streams and parameter errors. */
 final class Setters {
 
-    private Setters() {
-    }
+    private Setters() {}
 
     private static void ddl(Connection c, String sql) throws java.sql.SQLException {
         try (java.sql.Statement s = c.createStatement()) {
@@ -58,48 +57,70 @@ final class Setters {
 
     static List<Behaviour> behaviours() {
         return List.of(
-                of("setters: numbers through setByte, setShort, setInt, setLong, setFloat, setDouble, setBigDecimal", (env, t) -> {
-                    Connection c = env.connection();
-                    ddl(c, "CREATE TABLE n (id int PRIMARY KEY, b int2, s int2, i int4, l int8, f float4, d float8,"
-                            + " m numeric(40,10))");
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO n VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-                    Object[][] rows = {
-                        {(byte) 1, (short) 1, 1, 1L, 1.5f, 2.25d, new BigDecimal("12.3456789")},
-                        {Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE, -Float.MAX_VALUE, Double.MIN_VALUE,
-                            new BigDecimal("-99999999999999999999.9999999999")},
-                        {Byte.MAX_VALUE, Short.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, 0.1f, 0.1d, new BigDecimal("1E-10")},
-                    };
-                    for (int r = 0; r < rows.length; r++) {
-                        Object[] v = rows[r];
-                        ps.setInt(1, r + 1);
-                        ps.setByte(2, (Byte) v[0]);
-                        ps.setShort(3, (Short) v[1]);
-                        ps.setInt(4, (Integer) v[2]);
-                        ps.setLong(5, (Long) v[3]);
-                        ps.setFloat(6, (Float) v[4]);
-                        ps.setDouble(7, (Double) v[5]);
-                        ps.setBigDecimal(8, (BigDecimal) v[6]);
-                        t.add("insert " + r, ps.executeUpdate());
-                    }
-                    ps.setInt(1, 4);
-                    ps.setObject(2, 5);
-                    ps.setObject(3, (short) 6);
-                    ps.setObject(4, 7L);
-                    ps.setObject(5, new java.math.BigInteger("123456789012345"));
-                    ps.setObject(6, 8.5f);
-                    ps.setObject(7, Double.NaN);
-                    ps.setObject(8, 42);
-                    t.add("insert via setObject", ps.executeUpdate());
-                    ps.setInt(1, 5);
-                    ps.setDouble(7, Double.POSITIVE_INFINITY);
-                    ps.setBigDecimal(8, new BigDecimal("1E+25"));
-                    t.add("insert infinity", ps.executeUpdate());
-                    ps.setInt(1, 6);
-                    ps.setLong(3, 70000L);
-                    t.call("int2 overflow", ps::executeUpdate);
-                    dump(c, t, "n");
-                    t.rows("as text", c.createStatement().executeQuery("SELECT id, f::text, d::text, m::text FROM n ORDER BY id"));
-                }),
+                of(
+                        "setters: numbers through setByte, setShort, setInt, setLong, setFloat, setDouble, setBigDecimal",
+                        (env, t) -> {
+                            Connection c = env.connection();
+                            ddl(
+                                    c,
+                                    "CREATE TABLE n (id int PRIMARY KEY, b int2, s int2, i int4, l int8, f float4, d float8,"
+                                            + " m numeric(40,10))");
+                            PreparedStatement ps = c.prepareStatement("INSERT INTO n VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                            Object[][] rows = {
+                                {(byte) 1, (short) 1, 1, 1L, 1.5f, 2.25d, new BigDecimal("12.3456789")},
+                                {
+                                    Byte.MIN_VALUE,
+                                    Short.MIN_VALUE,
+                                    Integer.MIN_VALUE,
+                                    Long.MIN_VALUE,
+                                    -Float.MAX_VALUE,
+                                    Double.MIN_VALUE,
+                                    new BigDecimal("-99999999999999999999.9999999999")
+                                },
+                                {
+                                    Byte.MAX_VALUE,
+                                    Short.MAX_VALUE,
+                                    Integer.MAX_VALUE,
+                                    Long.MAX_VALUE,
+                                    0.1f,
+                                    0.1d,
+                                    new BigDecimal("1E-10")
+                                },
+                            };
+                            for (int r = 0; r < rows.length; r++) {
+                                Object[] v = rows[r];
+                                ps.setInt(1, r + 1);
+                                ps.setByte(2, (Byte) v[0]);
+                                ps.setShort(3, (Short) v[1]);
+                                ps.setInt(4, (Integer) v[2]);
+                                ps.setLong(5, (Long) v[3]);
+                                ps.setFloat(6, (Float) v[4]);
+                                ps.setDouble(7, (Double) v[5]);
+                                ps.setBigDecimal(8, (BigDecimal) v[6]);
+                                t.add("insert " + r, ps.executeUpdate());
+                            }
+                            ps.setInt(1, 4);
+                            ps.setObject(2, 5);
+                            ps.setObject(3, (short) 6);
+                            ps.setObject(4, 7L);
+                            ps.setObject(5, new java.math.BigInteger("123456789012345"));
+                            ps.setObject(6, 8.5f);
+                            ps.setObject(7, Double.NaN);
+                            ps.setObject(8, 42);
+                            t.add("insert via setObject", ps.executeUpdate());
+                            ps.setInt(1, 5);
+                            ps.setDouble(7, Double.POSITIVE_INFINITY);
+                            ps.setBigDecimal(8, new BigDecimal("1E+25"));
+                            t.add("insert infinity", ps.executeUpdate());
+                            ps.setInt(1, 6);
+                            ps.setLong(3, 70000L);
+                            t.call("int2 overflow", ps::executeUpdate);
+                            dump(c, t, "n");
+                            t.rows(
+                                    "as text",
+                                    c.createStatement()
+                                            .executeQuery("SELECT id, f::text, d::text, m::text FROM n ORDER BY id"));
+                        }),
                 of("setters: strings through setString, setNString, setCharacterStream, setObject", (env, t) -> {
                     Connection c = env.connection();
                     ddl(c, "CREATE TABLE s (id int PRIMARY KEY, v text, vc varchar(10), ch char(4))");
@@ -205,8 +226,11 @@ final class Setters {
                     ps.setObject(5, Timestamp.valueOf("2000-01-01 12:00:00"));
                     t.add("insert setObject", ps.executeUpdate());
                     dump(c, t, "dt");
-                    t.rows("text", c.createStatement().executeQuery("SELECT id, d::text, tm::text, ts::text,"
-                            + " (tz AT TIME ZONE 'UTC')::text AS tz_utc FROM dt ORDER BY id"));
+                    t.rows(
+                            "text",
+                            c.createStatement()
+                                    .executeQuery("SELECT id, d::text, tm::text, ts::text,"
+                                            + " (tz AT TIME ZONE 'UTC')::text AS tz_utc FROM dt ORDER BY id"));
                 }),
                 of("setters: dates and times with a Calendar", (env, t) -> {
                     Connection c = env.connection();
@@ -223,8 +247,11 @@ final class Setters {
                         ps.setTimestamp(5, ts, cal);
                         t.add("insert " + zones[i], ps.executeUpdate());
                     }
-                    t.rows("text", c.createStatement().executeQuery("SELECT id, d::text, tm::text, ts::text,"
-                            + " (tz AT TIME ZONE 'UTC')::text AS tz_utc FROM dc ORDER BY id"));
+                    t.rows(
+                            "text",
+                            c.createStatement()
+                                    .executeQuery("SELECT id, d::text, tm::text, ts::text,"
+                                            + " (tz AT TIME ZONE 'UTC')::text AS tz_utc FROM dc ORDER BY id"));
                     java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT ts, tz FROM dc WHERE id = 2");
                     rs.next();
                     Calendar tokyo = Calendar.getInstance(TimeZone.getTimeZone("Asia/Tokyo"));
@@ -234,7 +261,9 @@ final class Setters {
                 }),
                 of("setters: java.time values through setObject, Instant unsupported", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE jt (id int PRIMARY KEY, d date, tm time, ts timestamp, tz timestamptz, ttz timetz)");
+                    ddl(
+                            c,
+                            "CREATE TABLE jt (id int PRIMARY KEY, d date, tm time, ts timestamp, tz timestamptz, ttz timetz)");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO jt VALUES (?, ?, ?, ?, ?, ?)");
                     ps.setInt(1, 1);
                     ps.setObject(2, LocalDate.of(2024, 2, 29));
@@ -254,7 +283,10 @@ final class Setters {
                     ps.setObject(2, LocalDate.of(1, 1, 1), Types.DATE);
                     ps.setObject(3, LocalTime.MIDNIGHT, Types.TIME);
                     ps.setObject(4, LocalDateTime.of(1999, 12, 31, 23, 59), Types.TIMESTAMP);
-                    ps.setObject(5, OffsetDateTime.of(2000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE);
+                    ps.setObject(
+                            5,
+                            OffsetDateTime.of(2000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+                            Types.TIMESTAMP_WITH_TIMEZONE);
                     ps.setObject(6, null, Types.TIME_WITH_TIMEZONE);
                     t.add("insert with types", ps.executeUpdate());
                     ps.setInt(1, 4);
@@ -263,12 +295,20 @@ final class Setters {
                         return ps.executeUpdate();
                     });
                     t.call("setObject ZonedDateTime", () -> {
-                        ps.setObject(5, java.time.ZonedDateTime.of(2024, 1, 1, 0, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")));
+                        ps.setObject(
+                                5,
+                                java.time.ZonedDateTime.of(
+                                        2024, 1, 1, 0, 0, 0, 0, java.time.ZoneId.of("Europe/Paris")));
                         return ps.executeUpdate();
                     });
-                    t.rows("text", c.createStatement().executeQuery("SELECT id, d::text, tm::text, ts::text,"
-                            + " (tz AT TIME ZONE 'UTC')::text AS tz_utc, ttz::text FROM jt ORDER BY id"));
-                    java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT d, tm, ts, tz FROM jt WHERE id = 1");
+                    t.rows(
+                            "text",
+                            c.createStatement()
+                                    .executeQuery(
+                                            "SELECT id, d::text, tm::text, ts::text,"
+                                                    + " (tz AT TIME ZONE 'UTC')::text AS tz_utc, ttz::text FROM jt ORDER BY id"));
+                    java.sql.ResultSet rs =
+                            c.createStatement().executeQuery("SELECT d, tm, ts, tz FROM jt WHERE id = 1");
                     rs.next();
                     t.add("LocalDate", rs.getObject(1, LocalDate.class));
                     t.add("LocalTime", rs.getObject(2, LocalTime.class));
@@ -298,15 +338,20 @@ final class Setters {
                     ps.setInt(1, 5);
                     ps.setObject(2, new byte[] {5}, Types.BINARY);
                     t.add("setObject bytes BINARY", ps.executeUpdate());
-                    t.rows("stored", c.createStatement().executeQuery("SELECT id, length(b), md5(b) FROM bt ORDER BY id"));
-                    java.sql.ResultSet rs = c.createStatement().executeQuery("SELECT b FROM bt WHERE id IN (1, 4) ORDER BY id");
+                    t.rows(
+                            "stored",
+                            c.createStatement().executeQuery("SELECT id, length(b), md5(b) FROM bt ORDER BY id"));
+                    java.sql.ResultSet rs =
+                            c.createStatement().executeQuery("SELECT b FROM bt WHERE id IN (1, 4) ORDER BY id");
                     while (rs.next()) {
                         t.add("bytes", rs.getBytes(1));
                     }
                 }),
                 of("setters: arrays through createArrayOf, setArray and setObject of Java arrays", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE ar (id int PRIMARY KEY, ints int4[], texts text[], longs int8[], nums numeric[])");
+                    ddl(
+                            c,
+                            "CREATE TABLE ar (id int PRIMARY KEY, ints int4[], texts text[], longs int8[], nums numeric[])");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO ar VALUES (?, ?, ?, ?, ?)");
                     ps.setInt(1, 1);
                     ps.setArray(2, c.createArrayOf("int4", new Integer[] {1, 2, null, 4}));
@@ -327,7 +372,9 @@ final class Setters {
                     ps.setObject(5, null);
                     t.call("boxed and null arrays", ps::executeUpdate);
                     dump(c, t, "ar");
-                    t.rows("text", c.createStatement().executeQuery("SELECT id, ints::text, texts::text FROM ar ORDER BY id"));
+                    t.rows(
+                            "text",
+                            c.createStatement().executeQuery("SELECT id, ints::text, texts::text FROM ar ORDER BY id"));
                     PreparedStatement any = c.prepareStatement("SELECT count(*) FROM ar WHERE ints && ?");
                     any.setArray(1, c.createArrayOf("int4", new Integer[] {2, 6}));
                     t.rows("overlap", any.executeQuery());
@@ -391,8 +438,10 @@ final class Setters {
                 }),
                 of("setters: typed and untyped nulls", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE nu (id int PRIMARY KEY, i int, v text, d date, ts timestamp, b boolean, y bytea,"
-                            + " u uuid, n numeric)");
+                    ddl(
+                            c,
+                            "CREATE TABLE nu (id int PRIMARY KEY, i int, v text, d date, ts timestamp, b boolean, y bytea,"
+                                    + " u uuid, n numeric)");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO nu VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
                     ps.setInt(1, 1);
                     ps.setNull(2, Types.INTEGER);
@@ -410,8 +459,16 @@ final class Setters {
                     }
                     t.add("setObject null", ps.executeUpdate());
                     ps.setInt(1, 3);
-                    int[] types = {Types.BIGINT, Types.LONGVARCHAR, Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE, Types.BIT,
-                        Types.VARBINARY, Types.OTHER, Types.DECIMAL};
+                    int[] types = {
+                        Types.BIGINT,
+                        Types.LONGVARCHAR,
+                        Types.TIMESTAMP,
+                        Types.TIMESTAMP_WITH_TIMEZONE,
+                        Types.BIT,
+                        Types.VARBINARY,
+                        Types.OTHER,
+                        Types.DECIMAL
+                    };
                     for (int i = 2; i <= 9; i++) {
                         ps.setObject(i, null, types[i - 2]);
                     }
@@ -469,16 +526,28 @@ final class Setters {
                     t.add("without length", ps.executeUpdate());
                     ps.setInt(1, 2);
                     trySet(t, "row 2: setAsciiStream", () -> ps.setAsciiStream(2, new ByteArrayInputStream(ascii), 5));
-                    trySet(t, "row 2: setCharacterStream", () -> ps.setCharacterStream(3, new StringReader("characters ✓"), 4));
-                    trySet(t, "row 2: setBinaryStream", () -> ps.setBinaryStream(4, new ByteArrayInputStream(binary), 3));
+                    trySet(
+                            t,
+                            "row 2: setCharacterStream",
+                            () -> ps.setCharacterStream(3, new StringReader("characters ✓"), 4));
+                    trySet(
+                            t,
+                            "row 2: setBinaryStream",
+                            () -> ps.setBinaryStream(4, new ByteArrayInputStream(binary), 3));
                     t.add("int length", ps.executeUpdate());
                     ps.setInt(1, 3);
                     ps.setString(2, "fallback 3");
                     ps.setString(3, "fallback 3");
                     ps.setBytes(4, new byte[] {3});
                     trySet(t, "row 3: setAsciiStream", () -> ps.setAsciiStream(2, new ByteArrayInputStream(ascii), 6L));
-                    trySet(t, "row 3: setCharacterStream", () -> ps.setCharacterStream(3, new StringReader("characters ✓"), 12L));
-                    trySet(t, "row 3: setBinaryStream", () -> ps.setBinaryStream(4, new ByteArrayInputStream(binary), 8L));
+                    trySet(
+                            t,
+                            "row 3: setCharacterStream",
+                            () -> ps.setCharacterStream(3, new StringReader("characters ✓"), 12L));
+                    trySet(
+                            t,
+                            "row 3: setBinaryStream",
+                            () -> ps.setBinaryStream(4, new ByteArrayInputStream(binary), 8L));
                     t.call("long length", ps::executeUpdate);
                     ps.setInt(1, 4);
                     t.call("binary length longer than stream", () -> {
@@ -511,7 +580,9 @@ final class Setters {
                 }),
                 of("setters: setObject with a target SQL type converts values", (env, t) -> {
                     Connection c = env.connection();
-                    ddl(c, "CREATE TABLE so (id int PRIMARY KEY, i int, v varchar(20), n numeric(10,2), d date, f float8)");
+                    ddl(
+                            c,
+                            "CREATE TABLE so (id int PRIMARY KEY, i int, v varchar(20), n numeric(10,2), d date, f float8)");
                     PreparedStatement ps = c.prepareStatement("INSERT INTO so VALUES (?, ?, ?, ?, ?, ?)");
                     ps.setInt(1, 1);
                     ps.setObject(2, "42", Types.INTEGER);
@@ -602,10 +673,15 @@ final class Setters {
                 }),
                 of("setters: special numeric values and precision", (env, t) -> {
                     Connection c = env.connection();
-                    PreparedStatement ps = c.prepareStatement("SELECT ?::float8::text, ?::numeric::text, ?::float4::text, ?::int8");
+                    PreparedStatement ps =
+                            c.prepareStatement("SELECT ?::float8::text, ?::numeric::text, ?::float4::text, ?::int8");
                     double[] doubles = {Double.NaN, Double.NEGATIVE_INFINITY, -0.0d, 1e308};
-                    BigDecimal[] decimals = {new BigDecimal("0.000000000000000000001"), new BigDecimal("1.000"),
-                        new BigDecimal("-12345678901234567890.123"), BigDecimal.ZERO};
+                    BigDecimal[] decimals = {
+                        new BigDecimal("0.000000000000000000001"),
+                        new BigDecimal("1.000"),
+                        new BigDecimal("-12345678901234567890.123"),
+                        BigDecimal.ZERO
+                    };
                     for (int i = 0; i < doubles.length; i++) {
                         ps.setDouble(1, doubles[i]);
                         ps.setBigDecimal(2, decimals[i]);

@@ -12,8 +12,7 @@ import java.util.List;
 /** Conformance behaviours: commit, rollback, autocommit, savepoints, isolation, read-only and aborted transactions. */
 final class Transactions {
 
-    private Transactions() {
-    }
+    private Transactions() {}
 
     private static void ddl(Connection c, String... sql) throws SQLException {
         try (Statement s = c.createStatement()) {
@@ -30,7 +29,8 @@ final class Transactions {
     }
 
     private static void show(Connection c, Transcript t, String label, String setting) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SHOW " + setting)) {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SHOW " + setting)) {
             rs.next();
             t.add(label, rs.getString(1));
         }
@@ -70,8 +70,10 @@ final class Transactions {
                     c.rollback();
                     ddl(c, "CREATE TABLE rolled_back_ddl (x int)");
                     c.rollback();
-                    t.rows("ddl rolled back", s.executeQuery("SELECT count(*) FROM pg_tables WHERE tablename = 'rolled_back_ddl'"
-                            + " AND schemaname = current_schema()"));
+                    t.rows(
+                            "ddl rolled back",
+                            s.executeQuery("SELECT count(*) FROM pg_tables WHERE tablename = 'rolled_back_ddl'"
+                                    + " AND schemaname = current_schema()"));
                     c.commit();
                 }),
                 of("transaction: setAutoCommit(true) commits the open transaction", (env, t) -> {
@@ -228,8 +230,12 @@ final class Transactions {
                     Connection c = env.connection();
                     t.add("default", c.getTransactionIsolation());
                     show(c, t, "show default", "transaction_isolation");
-                    int[] levels = {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ,
-                        Connection.TRANSACTION_SERIALIZABLE, Connection.TRANSACTION_READ_UNCOMMITTED};
+                    int[] levels = {
+                        Connection.TRANSACTION_READ_COMMITTED,
+                        Connection.TRANSACTION_REPEATABLE_READ,
+                        Connection.TRANSACTION_SERIALIZABLE,
+                        Connection.TRANSACTION_READ_UNCOMMITTED
+                    };
                     for (boolean autoCommit : new boolean[] {true, false}) {
                         c.setAutoCommit(autoCommit);
                         for (int level : levels) {
@@ -264,7 +270,8 @@ final class Transactions {
                     ddl(c, "CREATE TABLE snap (id int PRIMARY KEY, v int)", "INSERT INTO snap VALUES (1, 0)");
                     Connection other = env.open();
                     Statement write = other.createStatement();
-                    for (int level : new int[] {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ}) {
+                    for (int level :
+                            new int[] {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ}) {
                         c.setAutoCommit(false);
                         c.setTransactionIsolation(level);
                         Statement s = c.createStatement();
@@ -386,7 +393,8 @@ final class Transactions {
                     rs.next();
                     t.add("first", rs.getInt(1));
                     c.commit();
-                    // only the SQLState: the message names pgjdbc's internal portal ("C_1"), a counter of the connection
+                    // only the SQLState: the message names pgjdbc's internal portal ("C_1"), a counter of the
+                    // connection
                     t.call("next after commit", () -> {
                         try {
                             int n = 0;
@@ -398,7 +406,9 @@ final class Transactions {
                             return "SQLState " + e.getSQLState();
                         }
                     });
-                    Statement held = c.createStatement(java.sql.ResultSet.TYPE_FORWARD_ONLY, java.sql.ResultSet.CONCUR_READ_ONLY,
+                    Statement held = c.createStatement(
+                            java.sql.ResultSet.TYPE_FORWARD_ONLY,
+                            java.sql.ResultSet.CONCUR_READ_ONLY,
                             java.sql.ResultSet.HOLD_CURSORS_OVER_COMMIT);
                     held.setFetchSize(2);
                     java.sql.ResultSet hrs = held.executeQuery("SELECT g FROM generate_series(1, 6) g");

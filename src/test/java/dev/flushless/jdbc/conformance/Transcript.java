@@ -44,8 +44,12 @@ public final class Transcript {
             ResultSetMetaData md = rs.getMetaData();
             StringBuilder header = new StringBuilder();
             for (int i = 1; i <= md.getColumnCount(); i++) {
-                header.append(i > 1 ? ", " : "").append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i))
-                        .append('/').append(md.getColumnType(i));
+                header.append(i > 1 ? ", " : "")
+                        .append(md.getColumnLabel(i))
+                        .append(':')
+                        .append(md.getColumnTypeName(i))
+                        .append('/')
+                        .append(md.getColumnType(i));
             }
             lines.add(label + " columns " + header);
             int count = 0;

@@ -40,7 +40,8 @@ class DifferentialReproducersTest {
     }
 
     /** Runs {@code action} on bare pgjdbc (which must see {@code expected}) and through Flushless in every mode. */
-    private static void sameEverywhere(TestDatabase db, String ddl, String expected, Action action) throws SQLException {
+    private static void sameEverywhere(TestDatabase db, String ddl, String expected, Action action)
+            throws SQLException {
         String bare = observe(db, null, ddl, action);
         assertEquals(expected, bare, "bare pgjdbc");
         for (String mode : MODES) {
@@ -87,7 +88,9 @@ class DifferentialReproducersTest {
     /** What a call raised: exception class, SQLState and, for a batch, its update counts. */
     private static String error(SQLException e) {
         return e.getClass().getSimpleName() + "[" + e.getSQLState() + "]"
-                + (e instanceof java.sql.BatchUpdateException b ? " counts=" + Arrays.toString(b.getUpdateCounts()) : "");
+                + (e instanceof java.sql.BatchUpdateException b
+                        ? " counts=" + Arrays.toString(b.getUpdateCounts())
+                        : "");
     }
 
     /**
@@ -97,8 +100,11 @@ class DifferentialReproducersTest {
      */
     @Test
     void oneRowBatchRidingAlongWithBufferedInsertsFailsWithBatchUpdateException(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, c int CHECK (c >= 0))",
-                "1 BatchUpdateException[23514] counts=[-3]", c -> {
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (id int PRIMARY KEY, c int CHECK (c >= 0))",
+                "1 BatchUpdateException[23514] counts=[-3]",
+                c -> {
                     StringBuilder seen = new StringBuilder();
                     c.setAutoCommit(false);
                     try (PreparedStatement ps = c.prepareStatement("INSERT INTO repro (id, c) VALUES (?, ?)")) {
@@ -133,8 +139,8 @@ class DifferentialReproducersTest {
             try (Statement s = c.createStatement()) {
                 s.executeUpdate("INSERT INTO repro VALUES (14, 0)");
             }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO repro (id) VALUES (?) ON CONFLICT (id) DO NOTHING",
-                    new String[] {"id", "v"})) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO repro (id) VALUES (?) ON CONFLICT (id) DO NOTHING", new String[] {"id", "v"})) {
                 for (int i = 0; i < 2; i++) {
                     ps.setInt(1, 14);
                     ps.addBatch();
@@ -155,7 +161,8 @@ class DifferentialReproducersTest {
                 s.execute(statement);
             }
         }
-        return batch(c, sql, rows) + " " + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY " + orderBy));
+        return batch(c, sql, rows) + " "
+                + rows(c.createStatement().executeQuery("SELECT * FROM repro ORDER BY " + orderBy));
     }
 
     private static String batch(Connection c, String sql, Object[][] rows) throws SQLException {
@@ -180,11 +187,16 @@ class DifferentialReproducersTest {
      */
     @Test
     void updateBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6) UNIQUE)",
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6) UNIQUE)",
                 "BatchUpdateException[23505] counts=[-3, -3, -3] [1/p, 2/q]",
-                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'p'), (2, 'q')"),
+                c -> batchThenRows(
+                        c,
+                        List.of("INSERT INTO repro VALUES (1, 'p'), (2, 'q')"),
                         "UPDATE repro SET code = ? WHERE id = ?",
-                        new Object[][] {{"z", 2}, {"p", 2}, {"w", 1}}, "id"));
+                        new Object[][] {{"z", 2}, {"p", 2}, {"w", 1}},
+                        "id"));
     }
 
     /**
@@ -195,22 +207,34 @@ class DifferentialReproducersTest {
      */
     @Test
     void updateBatchTakingAValueALaterRowGivesUpFails(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE)",
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE)",
                 "BatchUpdateException[23505] counts=[-3, -3] [1/p, 2/q]",
-                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'p'), (2, 'q')",
-                        "SET enable_hashjoin = off", "SET enable_nestloop = off"),
+                c -> batchThenRows(
+                        c,
+                        List.of(
+                                "INSERT INTO repro VALUES (1, 'p'), (2, 'q')",
+                                "SET enable_hashjoin = off",
+                                "SET enable_nestloop = off"),
                         "UPDATE repro SET code = ? WHERE id = ?",
-                        new Object[][] {{"p", 2}, {"z", 1}}, "id"));
+                        new Object[][] {{"p", 2}, {"z", 1}},
+                        "id"));
     }
 
     /** The mirror image: row 2 takes the value row 1 gave up, which succeeds row by row, and coalesced. */
     @Test
     void updateBatchTakingAValueAnEarlierRowGaveUpSucceeds(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE, n int, UNIQUE (n, code))",
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (id int PRIMARY KEY, code text UNIQUE, n int, UNIQUE (n, code))",
                 "[1, 1, 0] [1/r/5, 2/q/6]",
-                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (1, 'q', 5), (2, 'p', 6)"),
+                c -> batchThenRows(
+                        c,
+                        List.of("INSERT INTO repro VALUES (1, 'q', 5), (2, 'p', 6)"),
                         "UPDATE repro SET code = ? WHERE id = ?",
-                        new Object[][] {{"r", 1}, {"q", 2}, {"x", 3}}, "id"));
+                        new Object[][] {{"r", 1}, {"q", 2}, {"x", 3}},
+                        "id"));
     }
 
     /**
@@ -221,11 +245,16 @@ class DifferentialReproducersTest {
      */
     @Test
     void upsertBatchChangingAUniqueColumnFailsAsInBatchOrder(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (k int PRIMARY KEY, code varchar(6) UNIQUE)",
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (k int PRIMARY KEY, code varchar(6) UNIQUE)",
                 "BatchUpdateException[23505] counts=[-3, -3, -3] [2/y]",
-                c -> batchThenRows(c, List.of("INSERT INTO repro VALUES (2, 'y')"),
+                c -> batchThenRows(
+                        c,
+                        List.of("INSERT INTO repro VALUES (2, 'y')"),
                         "INSERT INTO repro (k, code) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET code = EXCLUDED.code",
-                        new Object[][] {{1, "x"}, {1, "y"}, {2, "w"}}, "k"));
+                        new Object[][] {{1, "x"}, {1, "y"}, {2, "w"}},
+                        "k"));
     }
 
     /**
@@ -235,11 +264,15 @@ class DifferentialReproducersTest {
      */
     @Test
     void upsertBatchWithARepeatedKeyStoresTheIdsOfRowByRow(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id serial, k text PRIMARY KEY, v int)", "[1, 1, 1] [1/a/2, 3/b/3]", c -> {
-            String counts = batch(c, "INSERT INTO repro (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
-                    new Object[][] {{"a", 1}, {"a", 2}, {"b", 3}});
-            return counts + " " + rows(c.createStatement().executeQuery("SELECT id, k, v FROM repro ORDER BY id"));
-        });
+        sameEverywhere(
+                db, "CREATE TABLE repro (id serial, k text PRIMARY KEY, v int)", "[1, 1, 1] [1/a/2, 3/b/3]", c -> {
+                    String counts = batch(
+                            c,
+                            "INSERT INTO repro (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v",
+                            new Object[][] {{"a", 1}, {"a", 2}, {"b", 3}});
+                    return counts + " "
+                            + rows(c.createStatement().executeQuery("SELECT id, k, v FROM repro ORDER BY id"));
+                });
     }
 
     private static String insertReturningId(Connection c, String sql) throws SQLException {
@@ -253,7 +286,8 @@ class DifferentialReproducersTest {
     }
 
     /** Runs {@code action} on bare pgjdbc and in each mode; {@code expected} holds bare's answer, then off, batch, transaction. */
-    private static void observedPerMode(TestDatabase db, String ddl, Action action, String... expected) throws SQLException {
+    private static void observedPerMode(TestDatabase db, String ddl, Action action, String... expected)
+            throws SQLException {
         assertEquals(expected[0], observe(db, null, ddl, action), "bare pgjdbc");
         for (int m = 0; m < MODES.length; m++) {
             assertEquals(expected[m + 1], observe(db, MODES[m], ddl, action), "flushless.mode=" + MODES[m]);
@@ -269,11 +303,17 @@ class DifferentialReproducersTest {
      */
     @Test
     void failedBatchMovesLaterGeneratedKeysByTheValuesItsAttemptDrew(TestDatabase db) throws SQLException {
-        observedPerMode(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int CHECK (v >= 0))", c -> {
-            String seen = batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {-1}, {2}});
-            return seen + " " + insertReturningId(c, "INSERT INTO repro (v) VALUES (5)");
-        }, "BatchUpdateException[23514] counts=[-3, -3, -3] id 3", "BatchUpdateException[23514] counts=[-3, -3, -3] id 3",
-                "BatchUpdateException[23514] counts=[-3, -3, -3] id 5", "BatchUpdateException[23514] counts=[-3, -3, -3] id 5");
+        observedPerMode(
+                db,
+                "CREATE TABLE repro (id serial PRIMARY KEY, v int CHECK (v >= 0))",
+                c -> {
+                    String seen = batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {-1}, {2}});
+                    return seen + " " + insertReturningId(c, "INSERT INTO repro (v) VALUES (5)");
+                },
+                "BatchUpdateException[23514] counts=[-3, -3, -3] id 3",
+                "BatchUpdateException[23514] counts=[-3, -3, -3] id 3",
+                "BatchUpdateException[23514] counts=[-3, -3, -3] id 5",
+                "BatchUpdateException[23514] counts=[-3, -3, -3] id 5");
     }
 
     /**
@@ -284,12 +324,19 @@ class DifferentialReproducersTest {
      */
     @Test
     void batchCollidingWithAnExplicitIdInTheSequencesRangeSucceedsOnItsReRun(TestDatabase db) throws SQLException {
-        observedPerMode(db, "CREATE TABLE repro (id serial PRIMARY KEY, v int)", c -> {
-            try (Statement s = c.createStatement()) {
-                s.executeUpdate("INSERT INTO repro (id, v) VALUES (2, 0)");
-            }
-            return batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {2}});
-        }, "BatchUpdateException[23505] counts=[-3, -3]", "BatchUpdateException[23505] counts=[-3, -3]", "[1, 1]", "[1, 1]");
+        observedPerMode(
+                db,
+                "CREATE TABLE repro (id serial PRIMARY KEY, v int)",
+                c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("INSERT INTO repro (id, v) VALUES (2, 0)");
+                    }
+                    return batch(c, "INSERT INTO repro (v) VALUES (?)", new Object[][] {{1}, {2}});
+                },
+                "BatchUpdateException[23505] counts=[-3, -3]",
+                "BatchUpdateException[23505] counts=[-3, -3]",
+                "[1, 1]",
+                "[1, 1]");
     }
 
     /**
@@ -313,11 +360,15 @@ class DifferentialReproducersTest {
             for (String mode : MODES) {
                 db.execute("DROP TABLE IF EXISTS repro CASCADE", ddl);
                 try (Connection c = java.sql.DriverManager.getConnection(
-                        db.flushlessUrl("flushless.mode=" + mode + "&flushless.exactSequences=true"), db.credentials())) {
+                        db.flushlessUrl("flushless.mode=" + mode + "&flushless.exactSequences=true"),
+                        db.credentials())) {
                     assertEquals(bare, action.run(c), "flushless.mode=" + mode);
-                    Long ranAsSent = c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats().fallbacks()
+                    Long ranAsSent = c.unwrap(dev.flushless.jdbc.FlushlessConnection.class)
+                            .flushlessStats()
+                            .fallbacks()
                             .get(dev.flushless.jdbc.FallbackReason.EXACT_SEQUENCES.code());
-                    assertEquals(mode.equals("off") ? null : Long.valueOf(action == failedBatch ? 3 : 2), ranAsSent, mode);
+                    assertEquals(
+                            mode.equals("off") ? null : Long.valueOf(action == failedBatch ? 3 : 2), ranAsSent, mode);
                 }
             }
         }
@@ -352,7 +403,11 @@ class DifferentialReproducersTest {
      */
     @Test
     void updateBatchWithATooLongValueFailsEvenWhenNoRowMatches(TestDatabase db) throws SQLException {
-        sameEverywhere(db, "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6))", "BatchUpdateException[22001] counts=[-3, -3]",
-                c -> batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"abcdefgh", 1}, {"abcdefgh", 2}}));
+        sameEverywhere(
+                db,
+                "CREATE TABLE repro (id int PRIMARY KEY, code varchar(6))",
+                "BatchUpdateException[22001] counts=[-3, -3]",
+                c -> batch(c, "UPDATE repro SET code = ? WHERE id = ?", new Object[][] {{"abcdefgh", 1}, {"abcdefgh", 2}
+                }));
     }
 }

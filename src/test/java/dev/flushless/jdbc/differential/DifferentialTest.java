@@ -35,8 +35,10 @@ class DifferentialTest {
     void randomProgramsAgreeWithBarePgjdbc() throws Exception {
         long first = Long.getLong("flushless.difftest.seed", 1L);
         String minutesProperty = System.getProperty("flushless.difftest.minutes");
-        int seeds = Integer.getInteger("flushless.difftest.seeds", minutesProperty == null ? CI_SEEDS : Integer.MAX_VALUE);
-        long until = minutesProperty == null ? Long.MAX_VALUE
+        int seeds =
+                Integer.getInteger("flushless.difftest.seeds", minutesProperty == null ? CI_SEEDS : Integer.MAX_VALUE);
+        long until = minutesProperty == null
+                ? Long.MAX_VALUE
                 : System.currentTimeMillis() + (long) (Double.parseDouble(minutesProperty) * 60_000);
         boolean keepGoing = Boolean.getBoolean("flushless.difftest.keepGoing");
         boolean strict = Boolean.getBoolean("flushless.difftest.strictSequences");
@@ -67,8 +69,8 @@ class DifferentialTest {
                     break;
                 }
             }
-            System.out.println("[difftest] " + tester.summary().replace("\n", "\n[difftest] ")
-                    + "in " + (System.currentTimeMillis() - start) / 1000 + " s");
+            System.out.println("[difftest] " + tester.summary().replace("\n", "\n[difftest] ") + "in "
+                    + (System.currentTimeMillis() - start) / 1000 + " s");
             if (!failures.isEmpty()) {
                 fail(failures.size() + " program(s) differ; the first:\n" + failures.get(0));
             }
@@ -113,12 +115,15 @@ class DifferentialTest {
      */
     @Test
     void freshSeedsAgreeWithBarePgjdbc() throws Exception {
-        long first = Long.getLong("flushless.difftest.freshSeed",
+        long first = Long.getLong(
+                "flushless.difftest.freshSeed",
                 1_000_000L + Math.floorMod(System.nanoTime() ^ System.currentTimeMillis(), 1_000_000_000L));
-        System.out.println("[difftest fresh] seeds " + first + " to " + (first + FRESH_SEEDS - 1) + "; to re-run: mvn -B"
+        System.out.println("[difftest fresh] seeds " + first + " to " + (first + FRESH_SEEDS - 1)
+                + "; to re-run: mvn -B"
                 + " test -Dtest=DifferentialTest#randomProgramsAgreeWithBarePgjdbc -Dflushless.difftest.seed=" + first
                 + " -Dflushless.difftest.seeds=" + FRESH_SEEDS);
-        try (DifferentialTester tester = new DifferentialTester(Boolean.getBoolean("flushless.difftest.strictSequences"))) {
+        try (DifferentialTester tester =
+                new DifferentialTester(Boolean.getBoolean("flushless.difftest.strictSequences"))) {
             for (long seed = first; seed < first + FRESH_SEEDS; seed++) {
                 Program program = ProgramGenerator.generate(seed);
                 DifferentialTester.Verdict verdict = tester.check(program);
@@ -148,7 +153,8 @@ class DifferentialTest {
                     break;
                 }
             }
-            System.out.println("[difftest exactSequences] " + tester.summary().replace("\n", "\n[difftest exactSequences] "));
+            System.out.println(
+                    "[difftest exactSequences] " + tester.summary().replace("\n", "\n[difftest exactSequences] "));
             if (!failures.isEmpty()) {
                 fail("with flushless.exactSequences=true a program differs:\n" + failures.get(0));
             }
@@ -158,18 +164,23 @@ class DifferentialTest {
     /** Seeds of the strict exact-sequences check in CI. */
     static final int EXACT_SEEDS = 20;
 
-    static String shrinkAndReport(DifferentialTester tester, Program program, DifferentialTester.Verdict verdict,
-            long shrinkSeconds) throws Exception {
+    static String shrinkAndReport(
+            DifferentialTester tester, Program program, DifferentialTester.Verdict verdict, long shrinkSeconds)
+            throws Exception {
         String mode = verdict.mode();
-        Shrinker shrinker = new Shrinker(candidate -> {
-            DifferentialTester.Verdict v = tester.check(candidate, mode);
-            return !v.ok() && mode.equals(v.mode());
-        }, System.currentTimeMillis() + shrinkSeconds * 1000);
+        Shrinker shrinker = new Shrinker(
+                candidate -> {
+                    DifferentialTester.Verdict v = tester.check(candidate, mode);
+                    return !v.ok() && mode.equals(v.mode());
+                },
+                System.currentTimeMillis() + shrinkSeconds * 1000);
         Program small = shrinker.shrink(program);
         DifferentialTester.Verdict smallVerdict = tester.check(small, mode);
-        return "[difftest] MISMATCH, seed " + program.seed() + " (" + program.steps().size() + " steps), flushless.mode="
+        return "[difftest] MISMATCH, seed " + program.seed() + " ("
+                + program.steps().size() + " steps), flushless.mode="
                 + mode + "\n[difftest] first seen:\n" + verdict.report()
                 + "\n[difftest] shrunk to " + small.steps().size() + " steps in " + shrinker.attempts + " attempts:\n"
-                + small.java() + "\n" + (smallVerdict.ok() ? "(the shrunk program no longer fails?)" : smallVerdict.report());
+                + small.java() + "\n"
+                + (smallVerdict.ok() ? "(the shrunk program no longer fails?)" : smallVerdict.report());
     }
 }

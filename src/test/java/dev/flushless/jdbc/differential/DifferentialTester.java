@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -102,6 +101,7 @@ final class DifferentialTester implements AutoCloseable {
      * re-runs' causes (fallback texts) counted in {@link #wastedCauses}.
      */
     final Map<String, Long> wastedPrograms = new TreeMap<>();
+
     final Map<String, Long> wastedCauses = new TreeMap<>();
     final Map<String, Long> bareErrors = new TreeMap<>();
     /**
@@ -134,8 +134,7 @@ final class DifferentialTester implements AutoCloseable {
     }
 
     /** The outcome of checking one program. */
-    record Verdict(boolean ok, String mode, String report) {
-    }
+    record Verdict(boolean ok, String mode, String report) {}
 
     /** Runs {@code program} everywhere and compares; {@code null} mode means it agreed. */
     Verdict check(Program program) throws SQLException {
@@ -152,7 +151,8 @@ final class DifferentialTester implements AutoCloseable {
                 if (!r.ok()) {
                     errorSteps++;
                     bareErrors.merge(r.sqlState() == null ? r.errorClass() : r.sqlState(), 1L, Long::sum);
-                    if (System.getProperty("flushless.difftest.debugStates", "").contains(String.valueOf(r.sqlState()))) {
+                    if (System.getProperty("flushless.difftest.debugStates", "")
+                            .contains(String.valueOf(r.sqlState()))) {
                         System.out.println("[difftest debug] " + r.describe());
                     }
                 }
@@ -166,9 +166,11 @@ final class DifferentialTester implements AutoCloseable {
             Runner.Run variant = run(m + 1, program, Runner.Semantics.DIRECT, null);
             if (Boolean.getBoolean("flushless.difftest.debugReRuns")) {
                 for (int i = 0; i < program.steps().size(); i++) {
-                    if ((variant.steps().get(i).reRuns() & StepResult.STATEMENT_RERUN) != 0 && bare.steps().get(i).ok()) {
+                    if ((variant.steps().get(i).reRuns() & StepResult.STATEMENT_RERUN) != 0
+                            && bare.steps().get(i).ok()) {
                         System.out.println("[difftest debug] seed " + program.seed() + " step " + i + ", " + mode
-                                + " re-ran a statement pgjdbc runs without error: " + String.join(" ", program.steps().get(i).java()));
+                                + " re-ran a statement pgjdbc runs without error: "
+                                + String.join(" ", program.steps().get(i).java()));
                     }
                 }
             }
@@ -182,13 +184,22 @@ final class DifferentialTester implements AutoCloseable {
             if (mode.equals("off")) {
                 return new Verdict(false, mode, report(program, mode, "bare pgjdbc", bare, variant, difference, bare));
             }
-            Runner.Semantics semantics = mode.equals("batch") ? Runner.Semantics.ORACLE_BATCH
-                    : Runner.Semantics.ORACLE_TRANSACTION;
+            Runner.Semantics semantics =
+                    mode.equals("batch") ? Runner.Semantics.ORACLE_BATCH : Runner.Semantics.ORACLE_TRANSACTION;
             Runner.Run oracle = run(ORACLE, program, semantics, variant);
             String oracleDifference = difference(oracle, variant, program);
             if (oracleDifference != null) {
-                return new Verdict(false, mode, report(program, mode, "the oracle (bare pgjdbc with the documented "
-                        + mode + "-mode semantics)", oracle, variant, oracleDifference, bare));
+                return new Verdict(
+                        false,
+                        mode,
+                        report(
+                                program,
+                                mode,
+                                "the oracle (bare pgjdbc with the documented " + mode + "-mode semantics)",
+                                oracle,
+                                variant,
+                                oracleDifference,
+                                bare));
             }
             if (onlyMode == null) {
                 java.util.Set<String> notes = new java.util.LinkedHashSet<>(oracle.notes());
@@ -222,18 +233,35 @@ final class DifferentialTester implements AutoCloseable {
         return null;
     }
 
-    private static String report(Program program, String mode, String referenceName, Runner.Run reference,
-            Runner.Run variant, String difference, Runner.Run bare) {
+    private static String report(
+            Program program,
+            String mode,
+            String referenceName,
+            Runner.Run reference,
+            Runner.Run variant,
+            String difference,
+            Runner.Run bare) {
         StringBuilder out = new StringBuilder();
-        out.append("flushless.mode=").append(mode).append(" differs from ").append(referenceName).append(" at ")
-                .append(difference).append('\n');
+        out.append("flushless.mode=")
+                .append(mode)
+                .append(" differs from ")
+                .append(referenceName)
+                .append(" at ")
+                .append(difference)
+                .append('\n');
         int differing = firstDifferingStep(reference, variant);
-        out.append("steps (").append(referenceName.startsWith("bare") ? "bare" : "oracle").append(" / flushless")
-                .append(bare != reference ? " / bare" : "").append("):\n");
+        out.append("steps (")
+                .append(referenceName.startsWith("bare") ? "bare" : "oracle")
+                .append(" / flushless")
+                .append(bare != reference ? " / bare" : "")
+                .append("):\n");
         for (int i = 0; i < program.steps().size(); i++) {
             List<String> lines = program.steps().get(i).java();
-            out.append(i == differing ? ">> " : "   ").append(String.format("%2d ", i)).append(lines.get(0))
-                    .append(lines.size() > 1 ? " ..." : "").append('\n');
+            out.append(i == differing ? ">> " : "   ")
+                    .append(String.format("%2d ", i))
+                    .append(lines.get(0))
+                    .append(lines.size() > 1 ? " ..." : "")
+                    .append('\n');
             out.append("        ").append(reference.steps().get(i).describe()).append('\n');
             if (!reference.steps().get(i).render().equals(variant.steps().get(i).render())) {
                 out.append("        ").append(variant.steps().get(i).describe()).append('\n');
@@ -242,20 +270,31 @@ final class DifferentialTester implements AutoCloseable {
             if (reRuns != 0) {
                 out.append("        (flushless re-ran as sent:")
                         .append((reRuns & StepResult.BUFFER_RERUN) != 0 ? " buffered writes" : "")
-                        .append((reRuns & StepResult.STATEMENT_RERUN) != 0 ? " its coalesced statement" : "").append(")\n");
+                        .append((reRuns & StepResult.STATEMENT_RERUN) != 0 ? " its coalesced statement" : "")
+                        .append(")\n");
             }
-            if (bare != reference && !bare.steps().get(i).render().equals(reference.steps().get(i).render())) {
-                out.append("        bare: ").append(bare.steps().get(i).render()).append('\n');
+            if (bare != reference
+                    && !bare.steps()
+                            .get(i)
+                            .render()
+                            .equals(reference.steps().get(i).render())) {
+                out.append("        bare: ")
+                        .append(bare.steps().get(i).render())
+                        .append('\n');
             }
             String sequences = reference.steps().get(i).sequences();
             if (sequences != null) {
                 String seen = variant.steps().get(i).sequences();
-                out.append("        sequences: ").append(sequences)
-                        .append(Objects.equals(sequences, seen) ? "" : " / flushless: " + seen).append('\n');
+                out.append("        sequences: ")
+                        .append(sequences)
+                        .append(Objects.equals(sequences, seen) ? "" : " / flushless: " + seen)
+                        .append('\n');
             }
         }
         if (!reference.notes().isEmpty()) {
-            out.append("oracle notes: ").append(new java.util.LinkedHashSet<>(reference.notes())).append('\n');
+            out.append("oracle notes: ")
+                    .append(new java.util.LinkedHashSet<>(reference.notes()))
+                    .append('\n');
         }
         return out.toString();
     }
@@ -263,7 +302,9 @@ final class DifferentialTester implements AutoCloseable {
     private static int firstDifferingStep(Runner.Run reference, Runner.Run variant) {
         for (int i = 0; i < reference.steps().size(); i++) {
             if (!reference.steps().get(i).allows(variant.steps().get(i))
-                    || !Objects.equals(reference.steps().get(i).sequences(), variant.steps().get(i).sequences())) {
+                    || !Objects.equals(
+                            reference.steps().get(i).sequences(),
+                            variant.steps().get(i).sequences())) {
                 return i;
             }
         }
@@ -272,14 +313,20 @@ final class DifferentialTester implements AutoCloseable {
 
     /** Runs {@code program} on bare pgjdbc ({@code mode} null) or through Flushless in {@code mode}. */
     Runner.Run runDirect(Program program, String mode) throws SQLException {
-        return run(mode == null ? BARE : java.util.Arrays.asList(MODES).indexOf(mode) + 1, program,
-                Runner.Semantics.DIRECT, null);
+        return run(
+                mode == null ? BARE : java.util.Arrays.asList(MODES).indexOf(mode) + 1,
+                program,
+                Runner.Semantics.DIRECT,
+                null);
     }
 
     /** Runs the oracle of {@code mode} ("batch" or "transaction") for {@code program}, guided by {@code guide}. */
     Runner.Run runOracle(Program program, String mode, Runner.Run guide) throws SQLException {
-        return run(ORACLE, program, mode.equals("batch") ? Runner.Semantics.ORACLE_BATCH
-                : Runner.Semantics.ORACLE_TRANSACTION, guide);
+        return run(
+                ORACLE,
+                program,
+                mode.equals("batch") ? Runner.Semantics.ORACLE_BATCH : Runner.Semantics.ORACLE_TRANSACTION,
+                guide);
     }
 
     /** Runs {@code program} in a fresh schema of database {@code db}; drops the schema afterwards. */
@@ -293,8 +340,8 @@ final class DifferentialTester implements AutoCloseable {
         String url = databases[db].pgjdbcUrl();
         url = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
         if (db != BARE && db != ORACLE) {
-            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1]
-                    + "&" + dev.flushless.jdbc.testing.TestDatabase.REWRITE_EVERYTHING;
+            url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1] + "&"
+                    + dev.flushless.jdbc.testing.TestDatabase.REWRITE_EVERYTHING;
             url += settings.isBlank() ? "" : "&" + settings; // e.g. flushless.exactSequences=true
         }
         boolean counting = semantics == Runner.Semantics.DIRECT && databases[db].hasStatementStats();
@@ -304,8 +351,16 @@ final class DifferentialTester implements AutoCloseable {
         Connection c = DriverManager.getConnection(url, databases[db].credentials());
         StatsCapture capture = db != BARE && db != ORACLE ? new StatsCapture(c) : null;
         try {
-            Runner.Run run = new Runner(capture == null ? c : capture.connection(), admin, schema, program, semantics,
-                    guide, strictSequences, settings.contains("flushless.exactSequences=true")).run();
+            Runner.Run run = new Runner(
+                            capture == null ? c : capture.connection(),
+                            admin,
+                            schema,
+                            program,
+                            semantics,
+                            guide,
+                            strictSequences,
+                            settings.contains("flushless.exactSequences=true"))
+                    .run();
             runs++;
             jdbcCalls += program.jdbcCalls();
             if (capture != null) {
@@ -367,7 +422,8 @@ final class DifferentialTester implements AutoCloseable {
         }
         for (String mode : List.of("batch", "transaction")) {
             if (serverCoalesced.getOrDefault(mode, 0L) <= 0) {
-                return "the server executed no coalesced statement for flushless.mode=" + mode + ": nothing was coalesced";
+                return "the server executed no coalesced statement for flushless.mode=" + mode
+                        + ": nothing was coalesced";
             }
         }
         return null;
@@ -411,7 +467,9 @@ final class DifferentialTester implements AutoCloseable {
                     wastedCauses.merge(mode + ": " + cause, 1L, Long::sum);
                 }
             }
-            if (step instanceof Step.Tx tx && tx.op() != Step.TxOp.SAVEPOINT && tx.op() != Step.TxOp.RELEASE
+            if (step instanceof Step.Tx tx
+                    && tx.op() != Step.TxOp.SAVEPOINT
+                    && tx.op() != Step.TxOp.RELEASE
                     && tx.op() != Step.TxOp.ROLLBACK_TO) {
                 transactionStart = i + 1;
             } else if (!variant.steps().get(i).ok()) {
@@ -431,27 +489,49 @@ final class DifferentialTester implements AutoCloseable {
                 continue;
             }
             long n = wastedPrograms.getOrDefault(mode, 0L);
-            out.append(out.length() > 0 ? ", " : "").append(mode).append('=').append(n).append('/').append(programs)
-                    .append(String.format(java.util.Locale.ROOT, " (%.1f%%)", programs == 0 ? 0.0 : 100.0 * n / programs));
+            out.append(out.length() > 0 ? ", " : "")
+                    .append(mode)
+                    .append('=')
+                    .append(n)
+                    .append('/')
+                    .append(programs)
+                    .append(String.format(
+                            java.util.Locale.ROOT, " (%.1f%%)", programs == 0 ? 0.0 : 100.0 * n / programs));
         }
         return out.toString();
     }
 
     String summary() {
         StringBuilder out = new StringBuilder();
-        out.append(programs).append(" programs, ").append(stepsRun).append(" steps (").append(errorSteps)
-                .append(" of them raised an error on bare pgjdbc), ").append(runs).append(" runs, ").append(jdbcCalls)
+        out.append(programs)
+                .append(" programs, ")
+                .append(stepsRun)
+                .append(" steps (")
+                .append(errorSteps)
+                .append(" of them raised an error on bare pgjdbc), ")
+                .append(runs)
+                .append(" runs, ")
+                .append(jdbcCalls)
                 .append(" JDBC calls\n");
         out.append("SQLStates raised on bare pgjdbc: ").append(bareErrors).append('\n');
         out.append("server statements (pg_stat_statements) by run: ")
-                .append(serverStatements.isEmpty() ? "not counted (pg_stat_statements not preloaded)" : serverStatements)
-                .append(", of them coalesced forms: ").append(serverCoalesced).append('\n');
+                .append(
+                        serverStatements.isEmpty()
+                                ? "not counted (pg_stat_statements not preloaded)"
+                                : serverStatements)
+                .append(", of them coalesced forms: ")
+                .append(serverCoalesced)
+                .append('\n');
         out.append("rows coalesced by rewrite kind: ").append(rewrites).append('\n');
         out.append("rows run as sent by reason: ").append(fallbacks).append('\n');
-        out.append("re-run rate (programs that re-ran as sent where bare pgjdbc raised no error): ").append(reRunRate())
-                .append("; causes (steps): ").append(wastedCauses).append('\n');
+        out.append("re-run rate (programs that re-ran as sent where bare pgjdbc raised no error): ")
+                .append(reRunRate())
+                .append("; causes (steps): ")
+                .append(wastedCauses)
+                .append('\n');
         out.append("programs explained by the oracle, by documented deviation (or tolerated drift):\n");
-        deviations.forEach((k, v) -> out.append("  ").append(v).append("  ").append(k).append('\n'));
+        deviations.forEach(
+                (k, v) -> out.append("  ").append(v).append("  ").append(k).append('\n'));
         return out.toString();
     }
 

@@ -38,17 +38,36 @@ class DifferentialTesterSelfTest {
     /** t0 (id int primary key, v int) and t1 (id int primary key, parent_id int references t0). */
     private static Schema schema() {
         Column id = new Column("id", Type.INT, true, null, Generated.NONE);
-        Table parent = new Table("t0", List.of(id, new Column("v", Type.INT, false, null, Generated.NONE)), List.of("id"),
-                null, null, null, null, false);
-        Table child = new Table("t1", List.of(id, new Column("parent_id", Type.INT, false, null, Generated.NONE)),
-                List.of("id"), null, new Schema.ForeignKey("parent_id", "t0", "id", false), null, null, false);
+        Table parent = new Table(
+                "t0",
+                List.of(id, new Column("v", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                null,
+                null,
+                null,
+                false);
+        Table child = new Table(
+                "t1",
+                List.of(id, new Column("parent_id", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                new Schema.ForeignKey("parent_id", "t0", "id", false),
+                null,
+                null,
+                false);
         return new Schema(List.of(parent, child));
     }
 
     private static Step insert(String table, String values) {
         String columns = table.equals("t0") ? "(id, v)" : "(id, parent_id)";
-        return new Step.Exec(Op.INSERT, table, "INSERT INTO " + table + " " + columns + " VALUES " + values, null,
-                Step.Call.EXECUTE_UPDATE, false);
+        return new Step.Exec(
+                Op.INSERT,
+                table,
+                "INSERT INTO " + table + " " + columns + " VALUES " + values,
+                null,
+                Step.Call.EXECUTE_UPDATE,
+                false);
     }
 
     private static Step.Text text(String table, String values) {
@@ -61,8 +80,12 @@ class DifferentialTesterSelfTest {
 
     @Test
     void anErrorOfABufferedInsertMayMoveLaterWithinItsTransactionButNotOutOfIt() throws Exception {
-        Program program = program(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null), insert("t0", "(1, 1)"),
-                insert("t0", "(1, 2)"), insert("t0", "(2, 2)"), new Step.Tx(Step.TxOp.COMMIT, null),
+        Program program = program(
+                new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null),
+                insert("t0", "(1, 1)"),
+                insert("t0", "(1, 2)"),
+                insert("t0", "(2, 2)"),
+                new Step.Tx(Step.TxOp.COMMIT, null),
                 new Step.Query(Op.SELECT, "t0", "SELECT * FROM t0 ORDER BY id", null));
         Runner.Run bare = tester.runDirect(program, null);
         Runner.Run flushless = tester.runDirect(program, "transaction");
@@ -71,7 +94,9 @@ class DifferentialTesterSelfTest {
         assertEquals("23505", flushless.steps().get(4).sqlState(), "and raises it at commit()");
         Runner.Run oracle = tester.runOracle(program, "transaction", flushless);
         assertEquals(null, DifferentialTester.difference(oracle, flushless, program));
-        assertTrue(oracle.notes().contains("error of a buffered write raised later (deviation 1)"), oracle.notes()::toString);
+        assertTrue(
+                oracle.notes().contains("error of a buffered write raised later (deviation 1)"),
+                oracle.notes()::toString);
         assertTrue(tester.check(program).ok());
 
         // Forged: commit() succeeds and the error turns up after the transaction, at the query.
@@ -92,7 +117,8 @@ class DifferentialTesterSelfTest {
      */
     @Test
     void aBatchThatAcceptsAChildBeforeItsParentIsADifference() throws Exception {
-        Program program = program(new Step.TextBatch(List.of(text("t1", "(10, 5)"), text("t0", "(5, 0)"))),
+        Program program = program(
+                new Step.TextBatch(List.of(text("t1", "(10, 5)"), text("t0", "(5, 0)"))),
                 new Step.Query(Op.SELECT, "t1", "SELECT * FROM t1 ORDER BY id", null));
         Runner.Run bare = tester.runDirect(program, null);
         Runner.Run flushless = tester.runDirect(program, "batch");
@@ -109,12 +135,14 @@ class DifferentialTesterSelfTest {
     /** A run in which the server saw no coalesced statement for a mode (or saw one for bare pgjdbc) is caught. */
     @Test
     void aRunWithoutRewritesIsCaught() {
-        assertNotNull(DifferentialTester.noRewriteSeen(java.util.Map.of("bare", 0L, "off", 0L, "batch", 0L,
-                "transaction", 80L)));
-        assertNotNull(DifferentialTester.noRewriteSeen(java.util.Map.of("bare", 0L, "off", 3L, "batch", 90L,
-                "transaction", 60L)));
-        assertEquals(null, DifferentialTester.noRewriteSeen(java.util.Map.of("bare", 0L, "off", 0L, "batch", 90L,
-                "transaction", 60L)));
+        assertNotNull(DifferentialTester.noRewriteSeen(
+                java.util.Map.of("bare", 0L, "off", 0L, "batch", 0L, "transaction", 80L)));
+        assertNotNull(DifferentialTester.noRewriteSeen(
+                java.util.Map.of("bare", 0L, "off", 3L, "batch", 90L, "transaction", 60L)));
+        assertEquals(
+                null,
+                DifferentialTester.noRewriteSeen(
+                        java.util.Map.of("bare", 0L, "off", 0L, "batch", 90L, "transaction", 60L)));
     }
 
     /**
@@ -125,30 +153,60 @@ class DifferentialTesterSelfTest {
     @Test
     void theSequenceToleranceRejectsForgedDraws() {
         Column serial = new Column("id", Type.INT, true, null, Generated.SERIAL);
-        Table s0 = new Table("s0", List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)), List.of("id"),
-                null, null, null, null, false);
-        Table s1 = new Table("s1", List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)), List.of("id"),
-                null, null, null, null, false);
-        Step batch = new Step.Batch(Op.INSERT, "s0", "INSERT INTO s0 (v) VALUES (?)",
-                List.of(List.of(), List.of(), List.of()), false, false);
-        Step single = new Step.Exec(Op.INSERT, "s1", "INSERT INTO s1 (v) VALUES (1)", null, Step.Call.EXECUTE_UPDATE, false);
-        Program autocommit = new Program(0, new Schema(List.of(s0, s1)), List.of(batch, single), Program.Recovery.ROLLBACK);
-        Runner runner = new Runner(null, null, "p", autocommit, Runner.Semantics.ORACLE_BATCH, null, false, false);
-        assertTrue(runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=6 s1_id_seq=1(unused)", false),
-                "three rows failed once: up to three more values");
-        assertFalse(runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=9 s1_id_seq=1(unused)", false),
-                "a doubled draw");
-        assertFalse(runner.withinDrift(0, "s0_id_seq=6 s1_id_seq=1(unused)", "s0_id_seq=3 s1_id_seq=1(unused)", false),
-                "fewer values than bare pgjdbc");
-        assertFalse(runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=3 s1_id_seq=2", false),
-                "a table the step did not write");
-        assertFalse(runner.withinDrift(1, "s0_id_seq=3 s1_id_seq=1", "s0_id_seq=4 s1_id_seq=1", false),
-                "an earlier autocommit step's table");
-        Program transaction = new Program(0, new Schema(List.of(s0, s1)),
-                List.of(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null), batch, single), Program.Recovery.ROLLBACK);
-        Runner inTransaction = new Runner(null, null, "p", transaction, Runner.Semantics.ORACLE_TRANSACTION, null, false,
+        Table s0 = new Table(
+                "s0",
+                List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                null,
+                null,
+                null,
                 false);
-        assertTrue(inTransaction.withinDrift(2, "s0_id_seq=3 s1_id_seq=1", "s0_id_seq=5 s1_id_seq=2", false),
+        Table s1 = new Table(
+                "s1",
+                List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                null,
+                null,
+                null,
+                false);
+        Step batch = new Step.Batch(
+                Op.INSERT,
+                "s0",
+                "INSERT INTO s0 (v) VALUES (?)",
+                List.of(List.of(), List.of(), List.of()),
+                false,
+                false);
+        Step single =
+                new Step.Exec(Op.INSERT, "s1", "INSERT INTO s1 (v) VALUES (1)", null, Step.Call.EXECUTE_UPDATE, false);
+        Program autocommit =
+                new Program(0, new Schema(List.of(s0, s1)), List.of(batch, single), Program.Recovery.ROLLBACK);
+        Runner runner = new Runner(null, null, "p", autocommit, Runner.Semantics.ORACLE_BATCH, null, false, false);
+        assertTrue(
+                runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=6 s1_id_seq=1(unused)", false),
+                "three rows failed once: up to three more values");
+        assertFalse(
+                runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=9 s1_id_seq=1(unused)", false),
+                "a doubled draw");
+        assertFalse(
+                runner.withinDrift(0, "s0_id_seq=6 s1_id_seq=1(unused)", "s0_id_seq=3 s1_id_seq=1(unused)", false),
+                "fewer values than bare pgjdbc");
+        assertFalse(
+                runner.withinDrift(0, "s0_id_seq=3 s1_id_seq=1(unused)", "s0_id_seq=3 s1_id_seq=2", false),
+                "a table the step did not write");
+        assertFalse(
+                runner.withinDrift(1, "s0_id_seq=3 s1_id_seq=1", "s0_id_seq=4 s1_id_seq=1", false),
+                "an earlier autocommit step's table");
+        Program transaction = new Program(
+                0,
+                new Schema(List.of(s0, s1)),
+                List.of(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null), batch, single),
+                Program.Recovery.ROLLBACK);
+        Runner inTransaction =
+                new Runner(null, null, "p", transaction, Runner.Semantics.ORACLE_TRANSACTION, null, false, false);
+        assertTrue(
+                inTransaction.withinDrift(2, "s0_id_seq=3 s1_id_seq=1", "s0_id_seq=5 s1_id_seq=2", false),
                 "a flush at step 2 may have sent the transaction's earlier batch too");
     }
 
@@ -156,10 +214,10 @@ class DifferentialTesterSelfTest {
     @Test
     void aChangedErrorMessageIsADifference() {
         StepResult bare = StepResult.error(new java.sql.SQLException("ERROR: duplicate key value (id)=(1)", "23505"));
-        assertFalse(bare.allows(StepResult.error(new java.sql.SQLException("ERROR: duplicate key value (id)=(2)",
-                "23505"))));
-        assertTrue(bare.allows(StepResult.error(new java.sql.SQLException("ERROR: duplicate key value (id)=(1)",
-                "23505"))));
+        assertFalse(bare.allows(
+                StepResult.error(new java.sql.SQLException("ERROR: duplicate key value (id)=(2)", "23505"))));
+        assertTrue(bare.allows(
+                StepResult.error(new java.sql.SQLException("ERROR: duplicate key value (id)=(1)", "23505"))));
         StepResult entry = StepResult.error(new java.sql.SQLException(
                 "Batch entry 0 INSERT INTO t VALUES (('2024-01-16 +00')) was aborted: ERROR: x", "23503"));
         assertTrue(entry.allows(StepResult.error(new java.sql.SQLException(
@@ -170,13 +228,15 @@ class DifferentialTesterSelfTest {
 
     @Test
     void aChangedCountIsADifference() throws Exception {
-        Program program = program(insert("t0", "(1, 1)"),
-                new Step.Exec(Op.UPDATE, "t0", "UPDATE t0 SET v = 3 WHERE id = 1", null, Step.Call.EXECUTE_UPDATE, false));
+        Program program = program(
+                insert("t0", "(1, 1)"),
+                new Step.Exec(
+                        Op.UPDATE, "t0", "UPDATE t0 SET v = 3 WHERE id = 1", null, Step.Call.EXECUTE_UPDATE, false));
         Runner.Run bare = tester.runDirect(program, null);
         List<StepResult> forged = new ArrayList<>(bare.steps());
         forged.set(1, StepResult.ok("count=0"));
-        String difference = DifferentialTester.difference(bare,
-                new Runner.Run(forged, bare.finalRows(), bare.finalSequences(), List.of()), program);
+        String difference = DifferentialTester.difference(
+                bare, new Runner.Run(forged, bare.finalRows(), bare.finalSequences(), List.of()), program);
         assertNotNull(difference);
         assertTrue(difference.startsWith("step 1"), difference);
     }
@@ -189,8 +249,8 @@ class DifferentialTesterSelfTest {
         }
         Step a = steps.get(7);
         Step b = steps.get(23);
-        Shrinker shrinker = new Shrinker(p -> p.steps().contains(a) && p.steps().contains(b),
-                System.currentTimeMillis() + 10_000);
+        Shrinker shrinker =
+                new Shrinker(p -> p.steps().contains(a) && p.steps().contains(b), System.currentTimeMillis() + 10_000);
         Program small = shrinker.shrink(program(steps.toArray(new Step[0])));
         assertEquals(List.of(a, b), small.steps());
     }

@@ -22,7 +22,19 @@ import java.util.UUID;
 record Param(Setter setter, Object value, int sqlType) {
 
     enum Setter {
-        INT, LONG, SHORT, DOUBLE, BIG_DECIMAL, STRING, BOOLEAN, DATE, TIMESTAMP, BYTES, OBJECT, OBJECT_TYPED, NULL,
+        INT,
+        LONG,
+        SHORT,
+        DOUBLE,
+        BIG_DECIMAL,
+        STRING,
+        BOOLEAN,
+        DATE,
+        TIMESTAMP,
+        BYTES,
+        OBJECT,
+        OBJECT_TYPED,
+        NULL,
         ARRAY
     }
 
@@ -50,8 +62,14 @@ record Param(Setter setter, Object value, int sqlType) {
             case DATE -> ps.setDate(index, java.sql.Date.valueOf((LocalDate) value));
             case TIMESTAMP -> ps.setTimestamp(index, java.sql.Timestamp.valueOf((LocalDateTime) value));
             case BYTES -> ps.setBytes(index, ((byte[]) value).clone());
-            case OBJECT -> ps.setObject(index, value instanceof byte[] b ? b.clone()
-                    : value instanceof int[] a ? a.clone() : value instanceof Integer[] a ? a.clone() : value);
+            case OBJECT ->
+                ps.setObject(
+                        index,
+                        value instanceof byte[] b
+                                ? b.clone()
+                                : value instanceof int[] a
+                                        ? a.clone()
+                                        : value instanceof Integer[] a ? a.clone() : value);
             case OBJECT_TYPED -> ps.setObject(index, value, sqlType);
             case NULL -> ps.setNull(index, sqlType);
             case ARRAY -> ps.setArray(index, connection.createArrayOf("int4", ((Integer[]) value).clone()));
@@ -141,10 +159,15 @@ record Param(Setter setter, Object value, int sqlType) {
             return "'\\x" + HexFormat.of().formatHex(b) + "'";
         }
         if (value instanceof int[] a) {
-            return quoteSql(Arrays.toString(a).replace('[', '{').replace(']', '}').replace(" ", ""));
+            return quoteSql(
+                    Arrays.toString(a).replace('[', '{').replace(']', '}').replace(" ", ""));
         }
         if (value instanceof Integer[] a) {
-            return quoteSql(Arrays.toString(a).replace('[', '{').replace(']', '}').replace(" ", "").replace("null", "NULL"));
+            return quoteSql(Arrays.toString(a)
+                    .replace('[', '{')
+                    .replace(']', '}')
+                    .replace(" ", "")
+                    .replace("null", "NULL"));
         }
         if (value instanceof LocalDateTime d) {
             return quoteSql(d.toString().replace('T', ' '));
@@ -171,7 +194,9 @@ record Param(Setter setter, Object value, int sqlType) {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Param p && p.setter == setter && p.sqlType == sqlType
+        return o instanceof Param p
+                && p.setter == setter
+                && p.sqlType == sqlType
                 && Arrays.deepEquals(new Object[] {value}, new Object[] {p.value});
     }
 

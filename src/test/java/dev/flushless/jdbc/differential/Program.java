@@ -51,7 +51,9 @@ record Program(long seed, Schema schema, List<Step> steps, Recovery recovery) {
             out.add("//   " + ddl + ";");
         }
         out.add("// on an error while autocommit is off the runner calls "
-                + (recovery == Recovery.ROLLBACK ? "c.rollback()" : "c.rollback(newest open savepoint), else c.rollback()")
+                + (recovery == Recovery.ROLLBACK
+                        ? "c.rollback()"
+                        : "c.rollback(newest open savepoint), else c.rollback()")
                 + " and goes on with the next step");
         for (int i = 0; i < steps.size(); i++) {
             List<String> lines = steps.get(i).java();

@@ -36,6 +36,7 @@ final class ProgramGenerator {
     private final Schema schema;
     /** Probability that a generated row violates a constraint (or a type rule) on purpose. */
     private final double errorRate;
+
     private final Map<String, Set<List<Object>>> present = new HashMap<>();
     private final Map<String, Long> sequenceGuess = new HashMap<>();
     private boolean autocommit = true;
@@ -61,7 +62,8 @@ final class ProgramGenerator {
 
     private Program program(long seed) {
         List<Step> steps = new ArrayList<>();
-        Program.Recovery recovery = r.nextInt(4) == 0 ? Program.Recovery.ROLLBACK_TO_SAVEPOINT : Program.Recovery.ROLLBACK;
+        Program.Recovery recovery =
+                r.nextInt(4) == 0 ? Program.Recovery.ROLLBACK_TO_SAVEPOINT : Program.Recovery.ROLLBACK;
         // Seed rows first (parents, so that children have something to point at), often in autocommit.
         if (r.nextInt(4) == 0) {
             steps.add(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null));
@@ -114,7 +116,10 @@ final class ProgramGenerator {
         }
         if (roll < 65) {
             // parents usually have children (NO ACTION): delete them less often than other rows
-            return delete(t == schema.tables().get(0) && r.nextBoolean() ? schema.tables().get(1) : t);
+            return delete(
+                    t == schema.tables().get(0) && r.nextBoolean()
+                            ? schema.tables().get(1)
+                            : t);
         }
         if (roll < 76) {
             return textBatch();
@@ -197,26 +202,46 @@ final class ProgramGenerator {
         return switch (type) {
             case INT -> negative ? -1 - r.nextInt(3) : r.nextInt(12);
             case BIGINT -> negative ? -1L - r.nextInt(3) : (long) r.nextInt(12);
-            case NUMERIC -> negative ? new BigDecimal("-1.50")
-                    : new BigDecimal(new String[] {"0", "1.5", "2.25", "10", "99.99", "7"}[r.nextInt(6)]);
+            case NUMERIC ->
+                negative
+                        ? new BigDecimal("-1.50")
+                        : new BigDecimal(new String[] {"0", "1.5", "2.25", "10", "99.99", "7"}[r.nextInt(6)]);
             case TEXT, VARCHAR -> negative ? "" : TEXTS[r.nextInt(TEXTS.length)];
             case BOOLEAN -> r.nextBoolean();
             case DATE -> LocalDate.of(2024, 1, 1).plusDays(r.nextInt(40));
-            case TIMESTAMP -> LocalDateTime.of(2024, 1, 1, 10, 0).plusMinutes(r.nextInt(100)).plusNanos(r.nextInt(3) * 1000L);
-            case TIMESTAMPTZ -> OffsetDateTime.of(2024, 1, 1, 10, r.nextInt(60), 0, 0,
-                    r.nextBoolean() ? ZoneOffset.UTC : ZoneOffset.ofHours(2));
+            case TIMESTAMP ->
+                LocalDateTime.of(2024, 1, 1, 10, 0).plusMinutes(r.nextInt(100)).plusNanos(r.nextInt(3) * 1000L);
+            case TIMESTAMPTZ ->
+                OffsetDateTime.of(
+                        2024, 1, 1, 10, r.nextInt(60), 0, 0, r.nextBoolean() ? ZoneOffset.UTC : ZoneOffset.ofHours(2));
             case UUID -> UUIDS[r.nextInt(UUIDS.length)];
             case JSONB -> JSONS[r.nextInt(JSONS.length)];
             case BYTEA -> new byte[] {(byte) r.nextInt(4), (byte) (r.nextInt(256) - 128)};
-            case INT_ARRAY -> r.nextInt(4) == 0 ? new Integer[] {} : r.nextInt(4) == 0 ? new Integer[] {1, null}
-                    : new Integer[] {r.nextInt(5), r.nextInt(5)};
+            case INT_ARRAY ->
+                r.nextInt(4) == 0
+                        ? new Integer[] {}
+                        : r.nextInt(4) == 0 ? new Integer[] {1, null} : new Integer[] {r.nextInt(5), r.nextInt(5)};
         };
     }
 
     /** How one column's values are bound throughout a statement: a setter family, with its SQL placeholder. */
     private enum Family {
-        INT, LONG, SHORT, OBJECT, BIG_DECIMAL, DOUBLE, STRING, BOOLEAN, DATE, TIMESTAMP, TYPED_OTHER, CAST_STRING,
-        BYTES, ARRAY, PRIMITIVE_ARRAY, BAD_STRING
+        INT,
+        LONG,
+        SHORT,
+        OBJECT,
+        BIG_DECIMAL,
+        DOUBLE,
+        STRING,
+        BOOLEAN,
+        DATE,
+        TIMESTAMP,
+        TYPED_OTHER,
+        CAST_STRING,
+        BYTES,
+        ARRAY,
+        PRIMITIVE_ARRAY,
+        BAD_STRING
     }
 
     private Family family(Type type) {
@@ -250,19 +275,20 @@ final class ProgramGenerator {
             if (family == Family.CAST_STRING || family == Family.BAD_STRING) {
                 return Param.nullOf(Types.VARCHAR);
             }
-            return Param.nullOf(switch (type) {
-                case INT -> Types.INTEGER;
-                case BIGINT -> Types.BIGINT;
-                case NUMERIC -> Types.NUMERIC;
-                case TEXT, VARCHAR -> Types.VARCHAR;
-                case BOOLEAN -> Types.BOOLEAN;
-                case DATE -> Types.DATE;
-                case TIMESTAMP -> Types.TIMESTAMP;
-                case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
-                case UUID, JSONB -> Types.OTHER;
-                case BYTEA -> Types.BINARY;
-                case INT_ARRAY -> Types.ARRAY;
-            });
+            return Param.nullOf(
+                    switch (type) {
+                        case INT -> Types.INTEGER;
+                        case BIGINT -> Types.BIGINT;
+                        case NUMERIC -> Types.NUMERIC;
+                        case TEXT, VARCHAR -> Types.VARCHAR;
+                        case BOOLEAN -> Types.BOOLEAN;
+                        case DATE -> Types.DATE;
+                        case TIMESTAMP -> Types.TIMESTAMP;
+                        case TIMESTAMPTZ -> Types.TIMESTAMP_WITH_TIMEZONE;
+                        case UUID, JSONB -> Types.OTHER;
+                        case BYTEA -> Types.BINARY;
+                        case INT_ARRAY -> Types.ARRAY;
+                    });
         }
         switch (family) {
             case INT:
@@ -285,7 +311,8 @@ final class ProgramGenerator {
             case DATE:
                 return Param.of(Param.Setter.DATE, value);
             case TIMESTAMP:
-                return Param.of(Param.Setter.TIMESTAMP, value instanceof OffsetDateTime o ? o.toLocalDateTime() : value);
+                return Param.of(
+                        Param.Setter.TIMESTAMP, value instanceof OffsetDateTime o ? o.toLocalDateTime() : value);
             case TYPED_OTHER:
                 return Param.typed(value.toString(), Types.OTHER);
             case BYTES:
@@ -386,7 +413,13 @@ final class ProgramGenerator {
 
     /** Kinds of deliberate violations a row may carry. */
     private enum Violation {
-        NONE, DUPLICATE, FOREIGN_KEY, CHECK, NOT_NULL, TOO_LONG, OVERFLOW
+        NONE,
+        DUPLICATE,
+        FOREIGN_KEY,
+        CHECK,
+        NOT_NULL,
+        TOO_LONG,
+        OVERFLOW
     }
 
     private Violation violation(Table t) {
@@ -423,8 +456,12 @@ final class ProgramGenerator {
                 if (!omitGenerated) {
                     columns.add(c);
                 }
-            } else if (key || !c.optional() || c.name().equals("parent_id") || c.name().equals("code")
-                    || (!c.name().equals("version") && r.nextInt(3) > 0) || c.name().equals("version") && r.nextInt(6) == 0) {
+            } else if (key
+                    || !c.optional()
+                    || c.name().equals("parent_id")
+                    || c.name().equals("code")
+                    || (!c.name().equals("version") && r.nextInt(3) > 0)
+                    || c.name().equals("version") && r.nextInt(6) == 0) {
                 columns.add(c);
             }
         }
@@ -463,7 +500,8 @@ final class ProgramGenerator {
                     v = convertKey(900 + r.nextInt(5), c.type());
                 }
             } else if (c.name().equals("parent_id")) {
-                v = violation == Violation.FOREIGN_KEY ? convertKey(900 + r.nextInt(5), c.type())
+                v = violation == Violation.FOREIGN_KEY
+                        ? convertKey(900 + r.nextInt(5), c.type())
                         : !c.notNull() && r.nextInt(8) == 0 ? null : parentKey();
             } else if (c.name().equals("version")) {
                 v = 0;
@@ -471,7 +509,9 @@ final class ProgramGenerator {
                 v = null;
             } else if (c.name().equals("code")) {
                 v = !c.notNull() && r.nextInt(6) == 0 ? null : KEY_TEXTS[r.nextInt(KEY_TEXTS.length)];
-            } else if (violation == Violation.CHECK && t.check() != null && t.check().column().equals(c.name())) {
+            } else if (violation == Violation.CHECK
+                    && t.check() != null
+                    && t.check().column().equals(c.name())) {
                 v = value(c.type(), true);
             } else if (violation == Violation.TOO_LONG && c.type() == Type.VARCHAR) {
                 v = "abcdefgh";
@@ -522,7 +562,8 @@ final class ProgramGenerator {
         StringBuilder values = new StringBuilder();
         for (int i = 0; i < columns.size(); i++) {
             sql.append(i > 0 ? ", " : "").append(columns.get(i).name());
-            values.append(i > 0 ? ", " : "").append(placeholder(families.get(i), columns.get(i).type()));
+            values.append(i > 0 ? ", " : "")
+                    .append(placeholder(families.get(i), columns.get(i).type()));
         }
         return sql.append(") VALUES (").append(values).append(')').toString();
     }
@@ -588,8 +629,14 @@ final class ProgramGenerator {
             return new Step.Exec(Op.INSERT, t.name(), insertLiteralSql(t, columns, row), null, call(), keys, names);
         }
         List<Family> families = families(columns);
-        return new Step.Exec(Op.INSERT, t.name(), insertSql(t, columns, families), bindRow(columns, families, row, false),
-                call(), keys, names);
+        return new Step.Exec(
+                Op.INSERT,
+                t.name(),
+                insertSql(t, columns, families),
+                bindRow(columns, families, row, false),
+                call(),
+                keys,
+                names);
     }
 
     private Step insertBatch(Table t, int size, boolean allowKeys) {
@@ -605,15 +652,22 @@ final class ProgramGenerator {
         List<List<Param>> rows = new ArrayList<>();
         List<List<Object>> values = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            List<Object> row = i > 0 && r.nextInt(15) == 0 ? values.get(r.nextInt(i)) // a duplicate inside the batch
+            List<Object> row = i > 0 && r.nextInt(15) == 0
+                    ? values.get(r.nextInt(i)) // a duplicate inside the batch
                     : insertRow(t, columns, violation(t), false);
             values.add(row);
             remember(t, columns, row);
             rows.add(bindRow(columns, families, row, mix));
         }
         boolean keys = allowKeys && r.nextInt(3) == 0;
-        return new Step.Batch(Op.INSERT, t.name(), insertSql(t, columns, families), List.copyOf(rows), keys,
-                r.nextInt(7) == 0, keys ? keyNames(t) : null);
+        return new Step.Batch(
+                Op.INSERT,
+                t.name(),
+                insertSql(t, columns, families),
+                List.copyOf(rows),
+                keys,
+                r.nextInt(7) == 0,
+                keys ? keyNames(t) : null);
     }
 
     private Step upsert(Table t) {
@@ -624,7 +678,9 @@ final class ProgramGenerator {
         suffix.append(onUnique ? t.unique() : String.join(", ", t.primaryKey())).append(')');
         List<Column> settable = new ArrayList<>();
         for (Column c : columns) {
-            if (!t.primaryKey().contains(c.name()) && !c.name().equals("version") && !(onUnique && c.name().equals(t.unique()))) {
+            if (!t.primaryKey().contains(c.name())
+                    && !c.name().equals("version")
+                    && !(onUnique && c.name().equals(t.unique()))) {
                 settable.add(c);
             }
         }
@@ -638,7 +694,11 @@ final class ProgramGenerator {
                 suffix.append(", version = ").append(t.name()).append(".version + 1");
             }
             if (r.nextInt(4) == 0) {
-                suffix.append(" WHERE ").append(t.name()).append('.').append(set.name()).append(" IS DISTINCT FROM EXCLUDED.")
+                suffix.append(" WHERE ")
+                        .append(t.name())
+                        .append('.')
+                        .append(set.name())
+                        .append(" IS DISTINCT FROM EXCLUDED.")
                         .append(set.name());
             }
         }
@@ -646,8 +706,13 @@ final class ProgramGenerator {
         List<List<Param>> rows = new ArrayList<>();
         List<List<Object>> values = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            List<Object> row = i > 0 && r.nextInt(6) == 0 ? values.get(r.nextInt(i))
-                    : insertRow(t, columns, violation(t) == Violation.NONE ? Violation.NONE : Violation.CHECK, r.nextBoolean());
+            List<Object> row = i > 0 && r.nextInt(6) == 0
+                    ? values.get(r.nextInt(i))
+                    : insertRow(
+                            t,
+                            columns,
+                            violation(t) == Violation.NONE ? Violation.NONE : Violation.CHECK,
+                            r.nextBoolean());
             values.add(row);
             remember(t, columns, row);
             rows.add(bindRow(columns, families, row, false));
@@ -656,8 +721,8 @@ final class ProgramGenerator {
         boolean keys = r.nextInt(6) == 0;
         if (size == 1 && r.nextBoolean()) {
             if (r.nextInt(3) == 0) {
-                return new Step.Exec(Op.UPSERT, t.name(), insertLiteralSql(t, columns, values.get(0)) + suffix, null, call(),
-                        keys);
+                return new Step.Exec(
+                        Op.UPSERT, t.name(), insertLiteralSql(t, columns, values.get(0)) + suffix, null, call(), keys);
             }
             return new Step.Exec(Op.UPSERT, t.name(), sql, rows.get(0), call(), keys);
         }
@@ -672,12 +737,14 @@ final class ProgramGenerator {
         String counter = null;
         boolean versioned = t.versioned() && t.primaryKey().size() == 1 && r.nextBoolean();
         int roll = r.nextInt(10);
-        Column parentColumn = t.foreignKey() != null && !t.primaryKey().contains("parent_id") ? t.column("parent_id") : null;
+        Column parentColumn =
+                t.foreignKey() != null && !t.primaryKey().contains("parent_id") ? t.column("parent_id") : null;
         if (parentColumn != null && roll < 2) {
             set.add(parentColumn);
         } else if (roll < 4) {
             for (Column c : payload) {
-                if ((c.type() == Type.INT || c.type() == Type.NUMERIC || c.type() == Type.BIGINT) && !c.name().equals("parent_id")) {
+                if ((c.type() == Type.INT || c.type() == Type.NUMERIC || c.type() == Type.BIGINT)
+                        && !c.name().equals("parent_id")) {
                     counter = c.name();
                     set.add(c);
                     break;
@@ -703,8 +770,11 @@ final class ProgramGenerator {
         StringBuilder sql = new StringBuilder("UPDATE ").append(t.name()).append(" SET ");
         for (int i = 0; i < set.size(); i++) {
             String name = set.get(i).name();
-            sql.append(i > 0 ? ", " : "").append(name).append(" = ")
-                    .append(name.equals(counter) ? name + " + " : "").append(placeholder(families.get(i), set.get(i).type()));
+            sql.append(i > 0 ? ", " : "")
+                    .append(name)
+                    .append(" = ")
+                    .append(name.equals(counter) ? name + " + " : "")
+                    .append(placeholder(families.get(i), set.get(i).type()));
         }
         if (versioned) {
             sql.append(", version = version + 1");
@@ -721,7 +791,8 @@ final class ProgramGenerator {
         List<List<Object>> literalRows = new ArrayList<>();
         List<Object> previousKey = null;
         for (int i = 0; i < size; i++) {
-            List<Object> key = previousKey != null && r.nextInt(5) == 0 ? previousKey
+            List<Object> key = previousKey != null && r.nextInt(5) == 0
+                    ? previousKey
                     : r.nextInt(4) == 0 ? freshKey(t) : existingKey(t);
             previousKey = key;
             List<Object> values = new ArrayList<>();
@@ -731,11 +802,15 @@ final class ProgramGenerator {
             }
             for (Column c : set) {
                 if (c == parentColumn) {
-                    values.add(violation == Violation.FOREIGN_KEY ? convertKey(900, c.type())
-                            : !c.notNull() && r.nextInt(5) == 0 ? null : parentKey());
+                    values.add(
+                            violation == Violation.FOREIGN_KEY
+                                    ? convertKey(900, c.type())
+                                    : !c.notNull() && r.nextInt(5) == 0 ? null : parentKey());
                 } else if (c.name().equals(counter)) {
                     values.add(value(c.type(), violation == Violation.CHECK));
-                } else if (violation == Violation.CHECK && t.check() != null && t.check().column().equals(c.name())) {
+                } else if (violation == Violation.CHECK
+                        && t.check() != null
+                        && t.check().column().equals(c.name())) {
                     values.add(value(c.type(), true));
                 } else if (violation == Violation.NOT_NULL && c.notNull()) {
                     values.add(null);
@@ -750,7 +825,8 @@ final class ProgramGenerator {
             }
             List<Param> params = bindRow(set, families, values, false);
             for (int k = 0; k < key.size(); k++) {
-                params.add(bind(keyFamilies.get(k), t.column(t.primaryKey().get(k)).type(), key.get(k)));
+                params.add(
+                        bind(keyFamilies.get(k), t.column(t.primaryKey().get(k)).type(), key.get(k)));
             }
             List<Object> all = new ArrayList<>(values);
             all.addAll(key);
@@ -764,7 +840,8 @@ final class ProgramGenerator {
         }
         boolean keys = r.nextInt(25) == 0;
         if (literal && size == 1) {
-            return new Step.Exec(Op.UPDATE, t.name(), fillLiterals(sql.toString(), literalRows.get(0)), null, call(), keys);
+            return new Step.Exec(
+                    Op.UPDATE, t.name(), fillLiterals(sql.toString(), literalRows.get(0)), null, call(), keys);
         }
         if (size == 1 && r.nextBoolean()) {
             return new Step.Exec(Op.UPDATE, t.name(), sql.toString(), rows.get(0), call(), keys);
@@ -786,18 +863,21 @@ final class ProgramGenerator {
         List<List<Param>> rows = new ArrayList<>();
         List<List<Object>> keys = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            List<Object> key = i > 0 && r.nextInt(6) == 0 ? keys.get(i - 1) : r.nextInt(4) == 0 ? freshKey(t) : existingKey(t);
+            List<Object> key =
+                    i > 0 && r.nextInt(6) == 0 ? keys.get(i - 1) : r.nextInt(4) == 0 ? freshKey(t) : existingKey(t);
             keys.add(key);
             present.get(t.name()).remove(key);
             List<Param> params = new ArrayList<>();
             for (int k = 0; k < key.size(); k++) {
-                params.add(bind(keyFamilies.get(k), t.column(t.primaryKey().get(k)).type(), key.get(k)));
+                params.add(
+                        bind(keyFamilies.get(k), t.column(t.primaryKey().get(k)).type(), key.get(k)));
             }
             rows.add(params);
         }
         if (size == 1) {
             if (r.nextInt(3) == 0) {
-                return new Step.Exec(Op.DELETE, t.name(), fillLiterals(sql.toString(), keys.get(0)), null, call(), false);
+                return new Step.Exec(
+                        Op.DELETE, t.name(), fillLiterals(sql.toString(), keys.get(0)), null, call(), false);
             }
             if (r.nextBoolean()) {
                 return new Step.Exec(Op.DELETE, t.name(), sql.toString(), rows.get(0), call(), false);
@@ -852,7 +932,10 @@ final class ProgramGenerator {
             return new Step.Text(e.op(), e.table(), sql);
         }
         if (step instanceof Step.Batch b) {
-            return new Step.Text(b.op(), b.table(), fillLiterals(b.sql(), valuesOf(b.rowParams().get(0))));
+            return new Step.Text(
+                    b.op(),
+                    b.table(),
+                    fillLiterals(b.sql(), valuesOf(b.rowParams().get(0))));
         }
         return null;
     }
@@ -879,7 +962,9 @@ final class ProgramGenerator {
         List<Column> parentColumns = insertColumns(parent, false);
         List<Object> parentRow = insertRow(parent, parentColumns, Violation.NONE, false);
         remember(parent, parentColumns, parentRow);
-        Object parentId = convertKey(parentRow.get(indexOf(parentColumns, "id")), child.column("parent_id").type());
+        Object parentId = convertKey(
+                parentRow.get(indexOf(parentColumns, "id")),
+                child.column("parent_id").type());
         List<Column> childColumns = insertColumns(child, child.generatedKey() != null);
         List<Object> childRow = insertRow(child, childColumns, Violation.NONE, false);
         childRow.set(indexOf(childColumns, "parent_id"), parentId);
@@ -905,20 +990,30 @@ final class ProgramGenerator {
             }
         }
         if (roll < 2 && sequenceTable != null) {
-            return new Step.Query(Op.NEXTVAL, sequenceTable,
-                    "SELECT nextval('" + schema.table(sequenceTable).sequence() + "')", null);
+            return new Step.Query(
+                    Op.NEXTVAL,
+                    sequenceTable,
+                    "SELECT nextval('" + schema.table(sequenceTable).sequence() + "')",
+                    null);
         }
         if (roll < 4) {
-            return new Step.Query(Op.SELECT, t.name(), "SELECT count(*) FROM " + t.name(), r.nextBoolean() ? null : List.of());
+            return new Step.Query(
+                    Op.SELECT, t.name(), "SELECT count(*) FROM " + t.name(), r.nextBoolean() ? null : List.of());
         }
         if (roll < 6 && t.primaryKey().size() == 1) {
             Column k = t.column(t.primaryKey().get(0));
             Object key = existingKey(t).get(0);
             Family f = family(k.type());
-            return new Step.Query(Op.SELECT, t.name(), "SELECT * FROM " + t.name() + " WHERE " + k.name() + " = ?",
+            return new Step.Query(
+                    Op.SELECT,
+                    t.name(),
+                    "SELECT * FROM " + t.name() + " WHERE " + k.name() + " = ?",
                     List.of(bind(f == Family.BAD_STRING ? Family.OBJECT : f, k.type(), key)));
         }
-        return new Step.Query(Op.SELECT, t.name(), "SELECT * FROM " + t.name() + " ORDER BY " + t.orderBy(),
+        return new Step.Query(
+                Op.SELECT,
+                t.name(),
+                "SELECT * FROM " + t.name() + " ORDER BY " + t.orderBy(),
                 r.nextBoolean() ? null : List.of());
     }
 

@@ -32,16 +32,26 @@ import java.util.Set;
 final class Runner {
 
     enum Semantics {
-        DIRECT, ORACLE_BATCH, ORACLE_TRANSACTION
+        DIRECT,
+        ORACLE_BATCH,
+        ORACLE_TRANSACTION
     }
 
     /** A finished run. {@code notes} lists the documented deviations (and tolerated drifts) the oracle applied. */
-    record Run(List<StepResult> steps, String finalRows, String finalSequences, List<String> notes,
+    record Run(
+            List<StepResult> steps,
+            String finalRows,
+            String finalSequences,
+            List<String> notes,
             List<List<String>> reRunCauses) {
 
         /** A run without re-run causes (the self-tests' forged runs). */
         Run(List<StepResult> steps, String finalRows, String finalSequences, List<String> notes) {
-            this(steps, finalRows, finalSequences, notes,
+            this(
+                    steps,
+                    finalRows,
+                    finalSequences,
+                    notes,
                     java.util.Collections.nCopies(steps.size(), List.<String>of()));
         }
     }
@@ -55,11 +65,13 @@ final class Runner {
     private final boolean strictSequences;
     /** The Flushless runs have {@code flushless.exactSequences=true}: INSERTs into tables with sequences are not buffered. */
     private final boolean exactSequences;
+
     private final Map<String, Savepoint> savepoints = new HashMap<>();
     /** Names of the savepoints set and not yet released or rolled back past, in order. */
     private final List<String> open = new ArrayList<>();
     /** Oracle of mode=transaction: the buffered (acknowledged, not yet run) steps. */
     private final List<Integer> pending = new ArrayList<>();
+
     private final List<String> notes = new ArrayList<>();
     private List<String> sequenceNames = List.of();
     /** Set while a step discarded buffered INSERTs that draw from a sequence (oracle of mode=transaction). */
@@ -70,7 +82,8 @@ final class Runner {
     /** Noted by a Flushless run whose close() sent buffered writes that failed together and were re-run as sent. */
     static final String CLOSE_RE_RAN = "close() re-ran buffered writes as sent";
 
-    private static final String DRAW_BEFORE_ROLLBACK_FAILED = dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.code();
+    private static final String DRAW_BEFORE_ROLLBACK_FAILED =
+            dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.code();
     private static final String BUFFER_FAILED = dev.flushless.jdbc.FallbackReason.BUFFER_FAILED.code();
     private static final String COALESCED_FAILED = dev.flushless.jdbc.FallbackReason.COALESCED_FAILED.code();
 
@@ -82,7 +95,8 @@ final class Runner {
     private static List<String> reRunCauses(List<String> texts, int from) {
         List<String> causes = new ArrayList<>();
         for (String text : texts.subList(Math.min(from, texts.size()), texts.size())) {
-            if (text.startsWith(BUFFER_FAILED) || text.startsWith(COALESCED_FAILED)
+            if (text.startsWith(BUFFER_FAILED)
+                    || text.startsWith(COALESCED_FAILED)
                     || text.startsWith(DRAW_BEFORE_ROLLBACK_FAILED)) {
                 causes.add(text.substring(text.indexOf(": ") + 2));
             }
@@ -108,8 +122,15 @@ final class Runner {
      * @param admin a bare connection to the same database, for sequence states and final rows
      * @param guide the Flushless run an oracle run follows (null for {@link Semantics#DIRECT})
      */
-    Runner(Connection c, Connection admin, String schemaName, Program program, Semantics semantics, Run guide,
-            boolean strictSequences, boolean exactSequences) {
+    Runner(
+            Connection c,
+            Connection admin,
+            String schemaName,
+            Program program,
+            Semantics semantics,
+            Run guide,
+            boolean strictSequences,
+            boolean exactSequences) {
         this.c = c;
         this.admin = admin;
         this.schemaName = schemaName;
@@ -126,7 +147,8 @@ final class Runner {
     Run run() throws SQLException {
         sequenceNames = readSequenceNames();
         dev.flushless.jdbc.stats.FlushlessStats stats = c.isWrapperFor(dev.flushless.jdbc.FlushlessConnection.class)
-                ? c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats() : null;
+                ? c.unwrap(dev.flushless.jdbc.FlushlessConnection.class).flushlessStats()
+                : null;
         List<StepResult> results = new ArrayList<>();
         List<List<String>> causes = new ArrayList<>();
         fallbackLog = new dev.flushless.jdbc.testing.FallbackLog();
@@ -149,7 +171,9 @@ final class Runner {
                 }
                 int bits = (reRuns(stats, BUFFER_FAILED) > bufferReRunsBefore ? StepResult.BUFFER_RERUN : 0)
                         | (reRuns(stats, COALESCED_FAILED) > statementReRunsBefore ? StepResult.STATEMENT_RERUN : 0)
-                        | (reRuns(stats, DRAW_BEFORE_ROLLBACK_FAILED) > rollbackDrawsBefore ? StepResult.ROLLBACK_DRAW_FAILED : 0);
+                        | (reRuns(stats, DRAW_BEFORE_ROLLBACK_FAILED) > rollbackDrawsBefore
+                                ? StepResult.ROLLBACK_DRAW_FAILED
+                                : 0);
                 if (bits != 0) {
                     result = result.withReRuns(bits);
                 }
@@ -181,8 +205,12 @@ final class Runner {
             }
         }
         String sequences = sequenceNames.isEmpty() ? "" : sequenceState();
-        if (semantics != Semantics.DIRECT && !sequenceNames.isEmpty() && !sequences.equals(guide.finalSequences())
-                && !strictSequences && closedWithBuffer && guide.notes().contains(CLOSE_RE_RAN)
+        if (semantics != Semantics.DIRECT
+                && !sequenceNames.isEmpty()
+                && !sequences.equals(guide.finalSequences())
+                && !strictSequences
+                && closedWithBuffer
+                && guide.notes().contains(CLOSE_RE_RAN)
                 && withinDrift(program.steps().size() - 1, sequences, guide.finalSequences(), true)) {
             // close() sends the buffer and does not report its errors: when that send failed, it drew values before
             // its re-run as sent, as many as its statements reached (the known drift; nothing else of it is
@@ -266,7 +294,9 @@ final class Runner {
             discardPending();
             return StepResult.ok(perform(step));
         }
-        if (step instanceof Step.Tx tx && tx.savepoint() != null && tx.op() != Step.TxOp.SAVEPOINT
+        if (step instanceof Step.Tx tx
+                && tx.savepoint() != null
+                && tx.op() != Step.TxOp.SAVEPOINT
                 && !savepoints.containsKey(tx.savepoint())) {
             return StepResult.ok(perform(step)); // the runner skips it: no JDBC call
         }
@@ -369,21 +399,28 @@ final class Runner {
                 start = before.get(name); // Flushless drew fewer than the re-run alone would: not this bug
             }
             moved |= start != before.get(name);
-            state.append(state.length() > 0 ? " " : "").append(name).append('=').append(start < 1 ? "1(unused)" : start);
+            state.append(state.length() > 0 ? " " : "")
+                    .append(name)
+                    .append('=')
+                    .append(start < 1 ? "1(unused)" : start);
             long last = start + drawnByReRun;
             end.append(end.length() > 0 ? " " : "").append(name).append('=').append(last < 1 ? "1(unused)" : last);
         }
         resync(state.toString());
         modelledEnd = trialFailed ? end.toString() : null;
         if (moved) {
-            notes.add("sequence values modelled (deviation 4): a failed coalesced statement or flush drew values before its re-run");
+            notes.add(
+                    "sequence values modelled (deviation 4): a failed coalesced statement or flush drew values before its re-run");
         }
     }
 
     /** Documented: a plain INSERT ... VALUES without generated keys into a table without triggers. */
     private boolean bufferable(Step step) {
         if (step instanceof Step.Exec e) {
-            return e.op() == Op.INSERT && !e.keys() && plain(e.table()) && (e.params() != null || !e.sql().contains("?"));
+            return e.op() == Op.INSERT
+                    && !e.keys()
+                    && plain(e.table())
+                    && (e.params() != null || !e.sql().contains("?"));
         }
         if (step instanceof Step.Batch b) {
             return b.op() == Op.INSERT && !b.keys() && plain(b.table());
@@ -458,7 +495,8 @@ final class Runner {
      * were accepted together and the step itself failed.
      */
     /** The simple class names of the errors Flushless raises for a failed buffered write. */
-    private static final java.util.Set<String> PINNED_ERRORS = java.util.Set.of("SQLException",
+    private static final java.util.Set<String> PINNED_ERRORS = java.util.Set.of(
+            "SQLException",
             dev.flushless.jdbc.buffer.BufferedWriteFailure.ServerError.class.getSimpleName(),
             dev.flushless.jdbc.buffer.BufferedWriteFailure.BatchError.class.getSimpleName());
 
@@ -472,8 +510,10 @@ final class Runner {
         boolean acceptedFirst = seen.ok() || !PINNED_ERRORS.contains(seen.errorClass());
         if (acceptedFirst) {
             if (runPending(writes, true) == null) {
-                notes.add(seen.ok() ? "buffered writes sent later (deviation 1)"
-                        : "buffered writes accepted together, the step itself failed (deviations 1 and 2)");
+                notes.add(
+                        seen.ok()
+                                ? "buffered writes sent later (deviation 1)"
+                                : "buffered writes accepted together, the step itself failed (deviations 1 and 2)");
                 return null;
             }
             restore(before); // the oracle's own trial: it must not draw values
@@ -527,7 +567,8 @@ final class Runner {
             sql("RELEASE SAVEPOINT flushless_oracle");
             return null;
         } catch (Exception e) {
-            SQLException server = e instanceof BatchUpdateException b && b.getNextException() != null ? b.getNextException()
+            SQLException server = e instanceof BatchUpdateException b && b.getNextException() != null
+                    ? b.getNextException()
                     : e instanceof SQLException s ? s : new SQLException(e.toString(), "XXXXX", e);
             if (together) {
                 sql("ROLLBACK TO SAVEPOINT flushless_oracle");
@@ -597,7 +638,11 @@ final class Runner {
                 c.rollback(savepoints.get(name));
                 return "rollback(" + name + ") ok";
             } catch (SQLException e) {
-                out.append("rollback(").append(name).append(") threw [").append(e.getSQLState()).append("]; ");
+                out.append("rollback(")
+                        .append(name)
+                        .append(") threw [")
+                        .append(e.getSQLState())
+                        .append("]; ");
             }
         }
         try {
@@ -608,7 +653,10 @@ final class Runner {
             open.clear();
             return out.append("rollback ok").toString();
         } catch (SQLException e) {
-            return out.append("rollback threw [").append(e.getSQLState()).append("]").toString();
+            return out.append("rollback threw [")
+                    .append(e.getSQLState())
+                    .append("]")
+                    .toString();
         }
     }
 
@@ -616,8 +664,8 @@ final class Runner {
 
     private List<String> readSequenceNames() throws SQLException {
         List<String> names = new ArrayList<>();
-        try (PreparedStatement ps = admin.prepareStatement(
-                "SELECT sequencename FROM pg_sequences WHERE schemaname = ? ORDER BY 1")) {
+        try (PreparedStatement ps =
+                admin.prepareStatement("SELECT sequencename FROM pg_sequences WHERE schemaname = ? ORDER BY 1")) {
             ps.setString(1, schemaName);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -631,13 +679,22 @@ final class Runner {
     private String sequenceState() throws SQLException {
         StringBuilder query = new StringBuilder();
         for (String name : sequenceNames) {
-            query.append(query.length() > 0 ? " UNION ALL " : "").append("SELECT '").append(name)
-                    .append("', last_value, is_called FROM ").append(schemaName).append('.').append(name);
+            query.append(query.length() > 0 ? " UNION ALL " : "")
+                    .append("SELECT '")
+                    .append(name)
+                    .append("', last_value, is_called FROM ")
+                    .append(schemaName)
+                    .append('.')
+                    .append(name);
         }
         StringBuilder out = new StringBuilder();
-        try (Statement s = admin.createStatement(); ResultSet rs = s.executeQuery(query.toString())) {
+        try (Statement s = admin.createStatement();
+                ResultSet rs = s.executeQuery(query.toString())) {
             while (rs.next()) {
-                out.append(out.length() > 0 ? " " : "").append(rs.getString(1)).append('=').append(rs.getLong(2))
+                out.append(out.length() > 0 ? " " : "")
+                        .append(rs.getString(1))
+                        .append('=')
+                        .append(rs.getLong(2))
                         .append(rs.getBoolean(3) ? "" : "(unused)");
             }
         }
@@ -650,7 +707,8 @@ final class Runner {
         for (String part : state.split(" ")) {
             int eq = part.indexOf('=');
             boolean unused = part.endsWith("(unused)");
-            long value = Long.parseLong(part.substring(eq + 1, unused ? part.length() - "(unused)".length() : part.length()));
+            long value = Long.parseLong(
+                    part.substring(eq + 1, unused ? part.length() - "(unused)".length() : part.length()));
             out.put(part.substring(0, eq), unused ? value - 1 : value);
         }
         return out;
@@ -678,8 +736,9 @@ final class Runner {
             // coercion at planning, before the row's nextval(); a generic plan, used once a named statement ran
             // five times, evaluates it after), and the trial and the real run are different executions of it
             resync(theirs);
-            notes.add("sequence values modelled (deviation 4): the oracle's trial and its real run of a failing step drew"
-                    + " a different number of values (the server's plan for the failing row)");
+            notes.add(
+                    "sequence values modelled (deviation 4): the oracle's trial and its real run of a failing step drew"
+                            + " a different number of values (the server's plan for the failing row)");
             return sequenceState();
         }
         if ((seen.reRuns() & StepResult.ROLLBACK_DRAW_FAILED) != 0) {
@@ -719,7 +778,8 @@ final class Runner {
                 continue;
             }
             boolean written = program.schema().tables().stream()
-                    .anyMatch(table -> tables.contains(table.name()) && e.getKey().equals(table.sequence()));
+                    .anyMatch(
+                            table -> tables.contains(table.name()) && e.getKey().equals(table.sequence()));
             if (!written || (difference < 0 && !eitherWay) || Math.abs(difference) > rows) {
                 return false;
             }
@@ -738,7 +798,7 @@ final class Runner {
             if (program.steps().get(k) instanceof Step.Tx tx) {
                 switch (tx.op()) {
                     case AUTOCOMMIT_OFF, COMMIT, ROLLBACK -> start = k + 1;
-                    default -> { }
+                    default -> {}
                 }
                 if (tx.op() == Step.TxOp.AUTOCOMMIT_OFF) {
                     autoCommit = false;
@@ -782,7 +842,8 @@ final class Runner {
                 int eq = part.indexOf('=');
                 boolean unused = part.endsWith("(unused)");
                 String value = part.substring(eq + 1, unused ? part.length() - "(unused)".length() : part.length());
-                s.execute("SELECT setval('" + schemaName + "." + part.substring(0, eq) + "', " + value + ", " + !unused + ")");
+                s.execute("SELECT setval('" + schemaName + "." + part.substring(0, eq) + "', " + value + ", " + !unused
+                        + ")");
             }
         }
     }
@@ -839,16 +900,21 @@ final class Runner {
                     };
                 } else {
                     value = switch (e.call()) {
-                        case EXECUTE_UPDATE -> "count=" + (e.keys() ? s.executeUpdate(e.sql(), keys) : s.executeUpdate(e.sql()));
-                        case EXECUTE_LARGE_UPDATE -> "count=" + (e.keys() ? s.executeLargeUpdate(e.sql(), keys)
-                                : s.executeLargeUpdate(e.sql()));
-                        case EXECUTE -> afterExecute(s, e.keys() ? s.execute(e.sql(), keys) : s.execute(e.sql()), e.keys());
+                        case EXECUTE_UPDATE ->
+                            "count=" + (e.keys() ? s.executeUpdate(e.sql(), keys) : s.executeUpdate(e.sql()));
+                        case EXECUTE_LARGE_UPDATE ->
+                            "count=" + (e.keys() ? s.executeLargeUpdate(e.sql(), keys) : s.executeLargeUpdate(e.sql()));
+                        case EXECUTE ->
+                            afterExecute(s, e.keys() ? s.execute(e.sql(), keys) : s.execute(e.sql()), e.keys());
                     };
                 }
-                return e.keys() && e.call() != Step.Call.EXECUTE ? value + " keys=" + rows(s.getGeneratedKeys()) : value;
+                return e.keys() && e.call() != Step.Call.EXECUTE
+                        ? value + " keys=" + rows(s.getGeneratedKeys())
+                        : value;
             }
         }
-        try (PreparedStatement ps = !e.keys() ? c.prepareStatement(e.sql())
+        try (PreparedStatement ps = !e.keys()
+                ? c.prepareStatement(e.sql())
                 : names != null ? c.prepareStatement(e.sql(), names) : c.prepareStatement(e.sql(), keys)) {
             bind(ps, e.params());
             String value = switch (e.call()) {
@@ -876,9 +942,11 @@ final class Runner {
     }
 
     private String batch(Step.Batch b) throws SQLException {
-        try (PreparedStatement ps = !b.keys() ? c.prepareStatement(b.sql())
-                : b.keyNames() != null ? c.prepareStatement(b.sql(), b.keyNames().toArray(new String[0]))
-                : c.prepareStatement(b.sql(), Statement.RETURN_GENERATED_KEYS)) {
+        try (PreparedStatement ps = !b.keys()
+                ? c.prepareStatement(b.sql())
+                : b.keyNames() != null
+                        ? c.prepareStatement(b.sql(), b.keyNames().toArray(new String[0]))
+                        : c.prepareStatement(b.sql(), Statement.RETURN_GENERATED_KEYS)) {
             for (List<Param> row : b.rowParams()) {
                 bind(ps, row);
                 ps.addBatch();
@@ -954,7 +1022,10 @@ final class Runner {
             ResultSetMetaData md = rs.getMetaData();
             StringBuilder out = new StringBuilder("(");
             for (int i = 1; i <= md.getColumnCount(); i++) {
-                out.append(i > 1 ? ", " : "").append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i));
+                out.append(i > 1 ? ", " : "")
+                        .append(md.getColumnLabel(i))
+                        .append(':')
+                        .append(md.getColumnTypeName(i));
             }
             out.append(")");
             while (rs.next()) {
@@ -988,7 +1059,8 @@ final class Runner {
         try (Statement s = admin.createStatement()) {
             for (Table t : program.schema().tables()) {
                 out.append(t.name()).append(":\n");
-                try (ResultSet rs = s.executeQuery("SELECT t::text FROM " + schemaName + "." + t.name() + " t ORDER BY 1")) {
+                try (ResultSet rs =
+                        s.executeQuery("SELECT t::text FROM " + schemaName + "." + t.name() + " t ORDER BY 1")) {
                     while (rs.next()) {
                         out.append("  ").append(rs.getString(1)).append('\n');
                     }

@@ -19,9 +19,19 @@ record Schema(List<Table> tables) {
 
     /** Column types, as PostgreSQL spells them. */
     enum Type {
-        INT("int"), BIGINT("bigint"), NUMERIC("numeric(8,2)"), TEXT("text"), VARCHAR("varchar(6)"),
-        BOOLEAN("boolean"), DATE("date"), TIMESTAMP("timestamp"), TIMESTAMPTZ("timestamptz"), UUID("uuid"),
-        JSONB("jsonb"), BYTEA("bytea"), INT_ARRAY("int[]");
+        INT("int"),
+        BIGINT("bigint"),
+        NUMERIC("numeric(8,2)"),
+        TEXT("text"),
+        VARCHAR("varchar(6)"),
+        BOOLEAN("boolean"),
+        DATE("date"),
+        TIMESTAMP("timestamp"),
+        TIMESTAMPTZ("timestamptz"),
+        UUID("uuid"),
+        JSONB("jsonb"),
+        BYTEA("bytea"),
+        INT_ARRAY("int[]");
 
         final String sql;
 
@@ -32,7 +42,9 @@ record Schema(List<Table> tables) {
 
     /** How a key column gets its value when an INSERT leaves it out. */
     enum Generated {
-        NONE, SERIAL, IDENTITY
+        NONE,
+        SERIAL,
+        IDENTITY
     }
 
     record Column(String name, Type type, boolean notNull, String defaultSql, Generated generated) {
@@ -61,26 +73,35 @@ record Schema(List<Table> tables) {
     }
 
     /** {@code columns} of the child reference {@code parentColumns} of {@code parent}. */
-    record ForeignKey(String column, String parent, String parentColumn, boolean cascade) {
-    }
+    record ForeignKey(String column, String parent, String parentColumn, boolean cascade) {}
 
     /** A CHECK constraint on one column: {@code column >= 0} for numbers, {@code column <> ''} for texts. */
     record Check(String column, Type type) {
         String sql() {
-            return type == Type.TEXT || type == Type.VARCHAR ? "CHECK (" + column + " <> '')" : "CHECK (" + column + " >= 0)";
+            return type == Type.TEXT || type == Type.VARCHAR
+                    ? "CHECK (" + column + " <> '')"
+                    : "CHECK (" + column + " >= 0)";
         }
     }
 
     /** A BEFORE INSERT trigger: upper-cases a text column, adds 100 to a number column, or skips rows whose number is 7. */
     enum TriggerKind {
-        UPPER, ADD_HUNDRED, SKIP_SEVEN
+        UPPER,
+        ADD_HUNDRED,
+        SKIP_SEVEN
     }
 
-    record Trigger(TriggerKind kind, String column) {
-    }
+    record Trigger(TriggerKind kind, String column) {}
 
-    record Table(String name, List<Column> columns, List<String> primaryKey, String unique, ForeignKey foreignKey,
-            Check check, Trigger trigger, boolean versioned) {
+    record Table(
+            String name,
+            List<Column> columns,
+            List<String> primaryKey,
+            String unique,
+            ForeignKey foreignKey,
+            Check check,
+            Trigger trigger,
+            boolean versioned) {
 
         Column column(String name) {
             for (Column c : columns) {
@@ -114,8 +135,11 @@ record Schema(List<Table> tables) {
 
         /** Columns other than the key and the version: what UPDATEs set. */
         List<Column> payload() {
-            return columns.stream().filter(c -> !primaryKey.contains(c.name()) && !c.name().equals("version")
-                    && c.generated() == Generated.NONE).collect(Collectors.toList());
+            return columns.stream()
+                    .filter(c -> !primaryKey.contains(c.name())
+                            && !c.name().equals("version")
+                            && c.generated() == Generated.NONE)
+                    .collect(Collectors.toList());
         }
 
         String orderBy() {
@@ -124,17 +148,25 @@ record Schema(List<Table> tables) {
 
         List<String> ddl(boolean deferrableForeignKey) {
             List<String> out = new ArrayList<>();
-            StringBuilder create = new StringBuilder("CREATE TABLE ").append(name).append(" (");
+            StringBuilder create =
+                    new StringBuilder("CREATE TABLE ").append(name).append(" (");
             for (int i = 0; i < columns.size(); i++) {
                 create.append(i > 0 ? ", " : "").append(columns.get(i).ddl());
             }
-            create.append(", PRIMARY KEY (").append(String.join(", ", primaryKey)).append(')');
+            create.append(", PRIMARY KEY (")
+                    .append(String.join(", ", primaryKey))
+                    .append(')');
             if (unique != null) {
                 create.append(", UNIQUE (").append(unique).append(')');
             }
             if (foreignKey != null) {
-                create.append(", FOREIGN KEY (").append(foreignKey.column()).append(") REFERENCES ")
-                        .append(foreignKey.parent()).append(" (").append(foreignKey.parentColumn()).append(')');
+                create.append(", FOREIGN KEY (")
+                        .append(foreignKey.column())
+                        .append(") REFERENCES ")
+                        .append(foreignKey.parent())
+                        .append(" (")
+                        .append(foreignKey.parentColumn())
+                        .append(')');
                 if (foreignKey.cascade()) {
                     create.append(" ON DELETE CASCADE");
                 }
@@ -150,8 +182,8 @@ record Schema(List<Table> tables) {
             if (trigger != null) {
                 String body = switch (trigger.kind()) {
                     case UPPER -> "NEW." + trigger.column() + " := upper(NEW." + trigger.column() + "); RETURN NEW;";
-                    case ADD_HUNDRED -> "NEW." + trigger.column() + " := coalesce(NEW." + trigger.column()
-                            + ", 0) + 100; RETURN NEW;";
+                    case ADD_HUNDRED ->
+                        "NEW." + trigger.column() + " := coalesce(NEW." + trigger.column() + ", 0) + 100; RETURN NEW;";
                     case SKIP_SEVEN -> "IF NEW." + trigger.column() + " = 7 THEN RETURN NULL; END IF; RETURN NEW;";
                 };
                 out.add("CREATE FUNCTION " + name + "_trg() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN " + body
@@ -214,7 +246,11 @@ record Schema(List<Table> tables) {
         columns.add(new Column("id", keyType, true, null, generated));
         String unique = null;
         if (random.nextInt(3) > 0) {
-            columns.add(new Column("code", random.nextBoolean() ? Type.VARCHAR : Type.TEXT, random.nextBoolean(), null,
+            columns.add(new Column(
+                    "code",
+                    random.nextBoolean() ? Type.VARCHAR : Type.TEXT,
+                    random.nextBoolean(),
+                    null,
                     Generated.NONE));
             unique = "code";
         }
@@ -271,8 +307,8 @@ record Schema(List<Table> tables) {
                 key = List.of("k");
             }
             default -> {
-                columns.add(new Column("k", Type.BIGINT, true, null, random.nextBoolean() ? Generated.IDENTITY
-                        : Generated.NONE));
+                columns.add(new Column(
+                        "k", Type.BIGINT, true, null, random.nextBoolean() ? Generated.IDENTITY : Generated.NONE));
                 key = List.of("k");
             }
         }
@@ -283,8 +319,11 @@ record Schema(List<Table> tables) {
         addPayload(random, columns, 1 + random.nextInt(4));
         if (random.nextInt(3) == 0) {
             for (Column c : columns) {
-                if (!key.contains(c.name()) && (c.type() == Type.INT || c.type() == Type.TEXT || c.type() == Type.VARCHAR
-                        || c.type() == Type.UUID)) {
+                if (!key.contains(c.name())
+                        && (c.type() == Type.INT
+                                || c.type() == Type.TEXT
+                                || c.type() == Type.VARCHAR
+                                || c.type() == Type.UUID)) {
                     unique = c.name();
                     break;
                 }
@@ -321,8 +360,13 @@ record Schema(List<Table> tables) {
             return null;
         }
         for (Column c : columns) {
-            if (c.name().startsWith("c") && !c.name().equals("code") && (c.type() == Type.INT || c.type() == Type.NUMERIC
-                    || c.type() == Type.BIGINT || c.type() == Type.TEXT || c.type() == Type.VARCHAR)) {
+            if (c.name().startsWith("c")
+                    && !c.name().equals("code")
+                    && (c.type() == Type.INT
+                            || c.type() == Type.NUMERIC
+                            || c.type() == Type.BIGINT
+                            || c.type() == Type.TEXT
+                            || c.type() == Type.VARCHAR)) {
                 return new Check(c.name(), c.type());
             }
         }
@@ -353,7 +397,7 @@ record Schema(List<Table> tables) {
         }
         TriggerKind kind = kinds.get(random.nextInt(kinds.size()));
         Trigger trigger = new Trigger(kind, kind == TriggerKind.UPPER ? text : number);
-        return new Table(t.name(), t.columns(), t.primaryKey(), t.unique(), t.foreignKey(), t.check(), trigger,
-                t.versioned());
+        return new Table(
+                t.name(), t.columns(), t.primaryKey(), t.unique(), t.foreignKey(), t.check(), trigger, t.versioned());
     }
 }

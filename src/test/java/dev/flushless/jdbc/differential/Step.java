@@ -29,12 +29,20 @@ sealed interface Step {
 
     /** How a single statement is executed. */
     enum Call {
-        EXECUTE_UPDATE, EXECUTE_LARGE_UPDATE, EXECUTE
+        EXECUTE_UPDATE,
+        EXECUTE_LARGE_UPDATE,
+        EXECUTE
     }
 
     /** Transaction control. */
     enum TxOp {
-        AUTOCOMMIT_ON, AUTOCOMMIT_OFF, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO, RELEASE
+        AUTOCOMMIT_ON,
+        AUTOCOMMIT_OFF,
+        COMMIT,
+        ROLLBACK,
+        SAVEPOINT,
+        ROLLBACK_TO,
+        RELEASE
     }
 
     /** The generated-keys argument of prepareStatement/executeUpdate as Java source. */
@@ -86,8 +94,8 @@ sealed interface Step {
             };
             String keysArg = keysArgument(keys, keyNames);
             if (params == null) {
-                out.add("try (Statement s = c.createStatement()) { s." + method + "(" + Param.quoteJava(sql) + keysArg + ");"
-                        + (keys ? " s.getGeneratedKeys();" : "") + " }");
+                out.add("try (Statement s = c.createStatement()) { s." + method + "(" + Param.quoteJava(sql) + keysArg
+                        + ");" + (keys ? " s.getGeneratedKeys();" : "") + " }");
                 return out;
             }
             out.add("try (PreparedStatement ps = c.prepareStatement(" + Param.quoteJava(sql) + keysArg + ")) {");
@@ -101,8 +109,15 @@ sealed interface Step {
     }
 
     /** A {@code PreparedStatement} batch. */
-    record Batch(Op op, String table, String sql, List<List<Param>> rowParams, boolean keys, boolean large,
-            List<String> keyNames) implements Step {
+    record Batch(
+            Op op,
+            String table,
+            String sql,
+            List<List<Param>> rowParams,
+            boolean keys,
+            boolean large,
+            List<String> keyNames)
+            implements Step {
 
         Batch(Op op, String table, String sql, List<List<Param>> rowParams, boolean keys, boolean large) {
             this(op, table, sql, rowParams, keys, large, null);
@@ -111,8 +126,8 @@ sealed interface Step {
         @Override
         public List<String> java() {
             List<String> out = new ArrayList<>();
-            out.add("try (PreparedStatement ps = c.prepareStatement(" + Param.quoteJava(sql) + keysArgument(keys, keyNames)
-                    + ")) {");
+            out.add("try (PreparedStatement ps = c.prepareStatement(" + Param.quoteJava(sql)
+                    + keysArgument(keys, keyNames) + ")) {");
             for (List<Param> row : rowParams) {
                 StringBuilder line = new StringBuilder("    ");
                 for (int i = 0; i < row.size(); i++) {
@@ -120,7 +135,8 @@ sealed interface Step {
                 }
                 out.add(line.append("ps.addBatch();").toString());
             }
-            out.add("    ps." + (large ? "executeLargeBatch" : "executeBatch") + "();" + (keys ? " ps.getGeneratedKeys();" : ""));
+            out.add("    ps." + (large ? "executeLargeBatch" : "executeBatch") + "();"
+                    + (keys ? " ps.getGeneratedKeys();" : ""));
             out.add("}");
             return out;
         }
@@ -142,8 +158,7 @@ sealed interface Step {
     }
 
     /** One text of a {@code Statement} batch. */
-    record Text(Op op, String table, String sql) {
-    }
+    record Text(Op op, String table, String sql) {}
 
     /** A {@code Statement} batch of SQL texts. */
     record TextBatch(List<Text> members) implements Step {
@@ -180,7 +195,8 @@ sealed interface Step {
         @Override
         public List<String> java() {
             if (params == null) {
-                return List.of("try (Statement s = c.createStatement()) { s.executeQuery(" + Param.quoteJava(sql) + "); }");
+                return List.of(
+                        "try (Statement s = c.createStatement()) { s.executeQuery(" + Param.quoteJava(sql) + "); }");
             }
             List<String> out = new ArrayList<>();
             out.add("try (PreparedStatement ps = c.prepareStatement(" + Param.quoteJava(sql) + ")) {");
@@ -197,15 +213,16 @@ sealed interface Step {
     record Tx(TxOp op, String savepoint) implements Step {
         @Override
         public List<String> java() {
-            return List.of(switch (op) {
-                case AUTOCOMMIT_ON -> "c.setAutoCommit(true);";
-                case AUTOCOMMIT_OFF -> "c.setAutoCommit(false);";
-                case COMMIT -> "c.commit();";
-                case ROLLBACK -> "c.rollback();";
-                case SAVEPOINT -> "Savepoint " + savepoint + " = c.setSavepoint(\"" + savepoint + "\");";
-                case ROLLBACK_TO -> "c.rollback(" + savepoint + ");";
-                case RELEASE -> "c.releaseSavepoint(" + savepoint + ");";
-            });
+            return List.of(
+                    switch (op) {
+                        case AUTOCOMMIT_ON -> "c.setAutoCommit(true);";
+                        case AUTOCOMMIT_OFF -> "c.setAutoCommit(false);";
+                        case COMMIT -> "c.commit();";
+                        case ROLLBACK -> "c.rollback();";
+                        case SAVEPOINT -> "Savepoint " + savepoint + " = c.setSavepoint(\"" + savepoint + "\");";
+                        case ROLLBACK_TO -> "c.rollback(" + savepoint + ");";
+                        case RELEASE -> "c.releaseSavepoint(" + savepoint + ");";
+                    });
         }
     }
 }

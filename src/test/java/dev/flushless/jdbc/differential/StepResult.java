@@ -21,8 +21,16 @@ import java.util.Objects;
  *     and re-run as sent ({@link #BUFFER_RERUN}, {@link #STATEMENT_RERUN}); not compared, it only tells the oracle
  *     where the known sequence drift occurs
  */
-record StepResult(String value, String errorClass, String sqlState, String errorCounts, String message, boolean deferred,
-        String recovery, String sequences, int reRuns) {
+record StepResult(
+        String value,
+        String errorClass,
+        String sqlState,
+        String errorCounts,
+        String message,
+        boolean deferred,
+        String recovery,
+        String sequences,
+        int reRuns) {
 
     /** {@link #reRuns} bit: buffered writes were sent together, failed, and were re-run as sent. */
     static final int BUFFER_RERUN = 1;
@@ -30,7 +38,6 @@ record StepResult(String value, String errorClass, String sqlState, String error
     static final int STATEMENT_RERUN = 2;
     /** {@link #reRuns} bit: rollback() sent the buffered writes (to draw their ids) and they failed, not re-run. */
     static final int ROLLBACK_DRAW_FAILED = 4;
-
 
     static StepResult ok(String value) {
         return new StepResult(value, null, null, null, null, false, null, null, 0);
@@ -42,15 +49,24 @@ record StepResult(String value, String errorClass, String sqlState, String error
             if (e instanceof BatchUpdateException batch) {
                 counts = Arrays.toString(batch.getUpdateCounts());
             }
-            return new StepResult(null, e.getClass().getSimpleName(), sql.getSQLState(), counts, e.getMessage(), false,
-                    null, null, 0);
+            return new StepResult(
+                    null,
+                    e.getClass().getSimpleName(),
+                    sql.getSQLState(),
+                    counts,
+                    e.getMessage(),
+                    false,
+                    null,
+                    null,
+                    0);
         }
         return new StepResult(null, e.getClass().getName(), null, null, String.valueOf(e), false, null, null, 0);
     }
 
     /** An oracle-side error of the buffered writes sent at this step. */
     static StepResult deferredError(SQLException server) {
-        return new StepResult(null, "SQLException", server.getSQLState(), null, server.getMessage(), true, null, null, 0);
+        return new StepResult(
+                null, "SQLException", server.getSQLState(), null, server.getMessage(), true, null, null, 0);
     }
 
     boolean ok() {
@@ -75,9 +91,12 @@ record StepResult(String value, String errorClass, String sqlState, String error
 
     /** The compared form: values, or class, SQLState and batch counts of the error, then the recovery. */
     String render() {
-        String main = ok() ? "ok " + value
-                : deferred ? "error (buffered writes) [" + sqlState + "]"
-                : "error " + errorClass + "[" + sqlState + "]" + (errorCounts == null ? "" : " counts=" + errorCounts);
+        String main = ok()
+                ? "ok " + value
+                : deferred
+                        ? "error (buffered writes) [" + sqlState + "]"
+                        : "error " + errorClass + "[" + sqlState + "]"
+                                + (errorCounts == null ? "" : " counts=" + errorCounts);
         return recovery == null ? main : main + " | recovery: " + recovery;
     }
 
@@ -92,8 +111,10 @@ record StepResult(String value, String errorClass, String sqlState, String error
      */
     boolean allows(StepResult variant) {
         if (deferred) {
-            return !variant.ok() && Objects.equals(sqlState, variant.sqlState())
-                    && Objects.equals(recovery, variant.recovery()) && carries(variant.message(), message, variant);
+            return !variant.ok()
+                    && Objects.equals(sqlState, variant.sqlState())
+                    && Objects.equals(recovery, variant.recovery())
+                    && carries(variant.message(), message, variant);
         }
         return render().equals(variant.render()) && (ok() || sameMessage(message, variant.message(), variant));
     }
@@ -123,7 +144,8 @@ record StepResult(String value, String errorClass, String sqlState, String error
      * dropped from such renderings before comparing; the values, the statement and the server's error stay compared.
      */
     static String withoutRenderedTypes(String message) {
-        return message.startsWith("Batch entry ") ? message.replaceAll("'::[A-Za-z0-9_ \"]+(\\[\\])?\\)", "')")
+        return message.startsWith("Batch entry ")
+                ? message.replaceAll("'::[A-Za-z0-9_ \"]+(\\[\\])?\\)", "')")
                 : message;
     }
 
@@ -134,7 +156,7 @@ record StepResult(String value, String errorClass, String sqlState, String error
         }
         String core = server.replaceAll("\\s+", " ").trim();
         String text = seen.replaceAll("\\s+", " ");
-        return text.contains(core) || variant.attempted()
-                && text.replaceAll("[0-9]+", "#").contains(core.replaceAll("[0-9]+", "#"));
+        return text.contains(core)
+                || variant.attempted() && text.replaceAll("[0-9]+", "#").contains(core.replaceAll("[0-9]+", "#"));
     }
 }

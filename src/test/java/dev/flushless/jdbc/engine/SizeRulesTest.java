@@ -46,7 +46,8 @@ class SizeRulesTest {
     @BeforeAll
     void schema(TestDatabase db) throws SQLException {
         this.db = db;
-        db.execute("DROP TABLE IF EXISTS sized, sized_other",
+        db.execute(
+                "DROP TABLE IF EXISTS sized, sized_other",
                 "CREATE TABLE sized (id int PRIMARY KEY, v text)",
                 "CREATE TABLE sized_other (id int PRIMARY KEY, v text)");
     }
@@ -69,8 +70,7 @@ class SizeRulesTest {
     }
 
     /** What one piece of work did: its counts, the socket's round trips, and the report's change. */
-    private record Observed(String counts, long roundTrips, FlushlessReport report) {
-    }
+    private record Observed(String counts, long roundTrips, FlushlessReport report) {}
 
     private interface Work {
         String run(Connection c) throws SQLException;
@@ -86,7 +86,10 @@ class SizeRulesTest {
             socket.reset();
             String counts = work.run(c);
             long trips = socket.roundTrips();
-            return new Observed(counts, trips, url == null ? null : c.unwrap(FlushlessConnection.class).report());
+            return new Observed(
+                    counts,
+                    trips,
+                    url == null ? null : c.unwrap(FlushlessConnection.class).report());
         }
     }
 
@@ -169,16 +172,20 @@ class SizeRulesTest {
         assertEquals(bare.roundTrips(), flushless.roundTrips(), "no catalog read for a table written once");
         assertEquals(Map.of("first-write", 1L), flushless.report().fallbacks());
 
-        Observed twice = observe(defaults("flushless.mode=transaction"), c -> insertAndCommit.run(c) + " "
-                + insertAndCommit.run(c));
+        Observed twice = observe(
+                defaults("flushless.mode=transaction"), c -> insertAndCommit.run(c) + " " + insertAndCommit.run(c));
         assertEquals("1 1", twice.counts());
         assertEquals(Map.of("first-write", 1L), twice.report().fallbacks());
-        assertTrue(twice.report().rewrites().containsKey(FlushPlanner.REWRITE_KIND),
+        assertTrue(
+                twice.report().rewrites().containsKey(FlushPlanner.REWRITE_KIND),
                 "the second write is buffered and fused with the commit: " + twice.report());
 
-        Observed eager = observe(defaults("flushless.mode=transaction&flushless.bufferFirstWrite=true"), insertAndCommit);
+        Observed eager =
+                observe(defaults("flushless.mode=transaction&flushless.bufferFirstWrite=true"), insertAndCommit);
         assertTrue(eager.report().fallbacks().isEmpty(), eager.report().toString());
-        assertTrue(eager.report().rewrites().containsKey(FlushPlanner.REWRITE_KIND), eager.report().toString());
+        assertTrue(
+                eager.report().rewrites().containsKey(FlushPlanner.REWRITE_KIND),
+                eager.report().toString());
     }
 
     /**
@@ -191,7 +198,7 @@ class SizeRulesTest {
             c.setAutoCommit(false);
             int first = (ids += 1000);
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)");
-                 PreparedStatement update = c.prepareStatement("UPDATE sized SET v = ? WHERE id = ?")) {
+                    PreparedStatement update = c.prepareStatement("UPDATE sized SET v = ? WHERE id = ?")) {
                 for (int i = 0; i < 3; i++) { // the first write: as sent; then buffered
                     insert.setInt(1, first + i);
                     insert.setString(2, "i");
@@ -208,10 +215,15 @@ class SizeRulesTest {
             }
         });
         assertEquals("[1, 1, 1]", observed.counts());
-        assertEquals(Map.of("first-write", 1L), observed.report().fallbacks(), observed.report().toString());
-        assertEquals(2, observed.report().rewrites().size(), "the buffer and the coalesced UPDATE: " + observed.report());
-        try (Connection c = db.bare(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM sized WHERE v = 'u'")) {
+        assertEquals(
+                Map.of("first-write", 1L),
+                observed.report().fallbacks(),
+                observed.report().toString());
+        assertEquals(
+                2, observed.report().rewrites().size(), "the buffer and the coalesced UPDATE: " + observed.report());
+        try (Connection c = db.bare();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM sized WHERE v = 'u'")) {
             rs.next();
             assertEquals(3, rs.getInt(1));
         }
@@ -221,9 +233,12 @@ class SizeRulesTest {
     @Test
     void explainAppliesTheSameRules() throws Exception {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        dev.flushless.jdbc.tools.FlushlessMain.run(new String[] {"explain", "--rows", "3", "-"},
-                new java.io.ByteArrayInputStream("INSERT INTO t (a) VALUES (?);".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8), System.err);
+        dev.flushless.jdbc.tools.FlushlessMain.run(
+                new String[] {"explain", "--rows", "3", "-"},
+                new java.io.ByteArrayInputStream(
+                        "INSERT INTO t (a) VALUES (?);".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+                System.err);
         String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
         assertTrue(text.contains("batch of 3 rows, below flushless.minBatchRows (50)"), text);
     }

@@ -74,7 +74,8 @@ class FlywayUrlTest {
                 flushless = connection.isWrapperFor(FlushlessConnection.class);
                 url = connection.getMetaData().getURL();
                 databaseType = DatabaseTypeRegister.getDatabaseTypeForConnection(connection, context.getConfiguration())
-                        .getClass().getName();
+                        .getClass()
+                        .getName();
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -82,15 +83,21 @@ class FlywayUrlTest {
     }
 
     /** A run's outcome; {@code driver} is what the whole driver reported during it (test classes run one at a time). */
-    record Run(MigrateResult result, List<List<String>> history, Map<String, List<List<String>>> schema, Seen seen,
-            long countryInserts, Delta driver) {
-    }
+    record Run(
+            MigrateResult result,
+            List<List<String>> history,
+            Map<String, List<List<String>>> schema,
+            Seen seen,
+            long countryInserts,
+            Delta driver) {}
 
     /** The driver-wide report's change over one run. */
     record Delta(long issued, long sent, long roundTrips, long buffered) {
         static Delta between(FlushlessReport before, FlushlessReport after) {
-            return new Delta(after.statementsIssued() - before.statementsIssued(),
-                    after.statementsSent() - before.statementsSent(), after.roundTrips() - before.roundTrips(),
+            return new Delta(
+                    after.statementsIssued() - before.statementsIssued(),
+                    after.statementsSent() - before.statementsSent(),
+                    after.roundTrips() - before.roundTrips(),
                     after.rewrites().getOrDefault("transaction-buffer", 0L)
                             - before.rewrites().getOrDefault("transaction-buffer", 0L));
         }
@@ -122,8 +129,13 @@ class FlywayUrlTest {
             throws SQLException {
         Delta driver = Delta.between(before, FlushlessDriver.report());
         long countryInserts = db.hasStatementStats() ? db.statementCount("%INSERT INTO country%") : -1;
-        return new Run(result, db.rows(HISTORY), SchemaSnapshot.of(db, Set.of("flyway_schema_history")), seen,
-                countryInserts, driver);
+        return new Run(
+                result,
+                db.rows(HISTORY),
+                SchemaSnapshot.of(db, Set.of("flyway_schema_history")),
+                seen,
+                countryInserts,
+                driver);
     }
 
     @BeforeAll
@@ -207,8 +219,12 @@ class FlywayUrlTest {
         dataSource.setPassword(credentials.getProperty("password"));
         Seen seen = new Seen();
         FlushlessReport before = FlushlessDriver.report();
-        MigrateResult result = Flyway.configure().dataSource((DataSource) dataSource).locations(LOCATION)
-                .callbacks(seen).load().migrate();
+        MigrateResult result = Flyway.configure()
+                .dataSource((DataSource) dataSource)
+                .locations(LOCATION)
+                .callbacks(seen)
+                .load()
+                .migrate();
         Run run = finish(db, result, seen, before);
         assertEquals(bare.history(), run.history());
         assertEquals(bare.schema(), run.schema());
@@ -219,17 +235,23 @@ class FlywayUrlTest {
     @Test
     void pluginTakesFlushlessUrlsOnly() {
         assertEquals(List.of(FlushlessDatabaseType.class), typesFor("jdbc:flushless:postgresql://db.example.com/shop"));
-        assertEquals(List.of(FlushlessDatabaseType.class), typesFor("jdbc:flushless:yugabytedb://db.example.com:5433/yb"));
+        assertEquals(
+                List.of(FlushlessDatabaseType.class), typesFor("jdbc:flushless:yugabytedb://db.example.com:5433/yb"));
         assertEquals(List.of(FlushlessDatabaseType.class), typesFor("jdbc:flushless:tc:postgresql:16:///shop"));
         assertEquals(List.of(), typesFor("jdbc:flushless:mysql://db.example.com/shop"));
-        List<String> postgres = typesFor("jdbc:postgresql://db.example.com/shop").stream().map(Class::getName).toList();
+        List<String> postgres = typesFor("jdbc:postgresql://db.example.com/shop").stream()
+                .map(Class::getName)
+                .toList();
         assertFalse(postgres.contains(FlushlessDatabaseType.class.getName()), postgres.toString());
         assertTrue(postgres.contains(PG_TYPE), postgres.toString());
 
         FlushlessDatabaseType type = new FlushlessDatabaseType();
         assertTrue(type.isEnabled(), "Flyway's PostgreSQL type is on the test classpath");
-        assertEquals(FlushlessDriver.class.getName(),
-                type.getDriverClass("jdbc:flushless:postgresql://db.example.com/shop", getClass().getClassLoader()));
+        assertEquals(
+                FlushlessDriver.class.getName(),
+                type.getDriverClass(
+                        "jdbc:flushless:postgresql://db.example.com/shop",
+                        getClass().getClassLoader()));
         assertEquals("PostgreSQL", type.getName());
         assertEquals(List.of(), type.getSupportedEngines());
         assertFalse(type.handlesDatabaseProductNameAndVersion("PostgreSQL", "18.1", null));
@@ -237,7 +259,8 @@ class FlywayUrlTest {
         // The connection properties and credential redaction are Flyway's PostgreSQL ones.
         Properties defaults = new Properties();
         type.setDefaultConnectionProps("jdbc:flushless:postgresql://db.example.com/shop", defaults, null);
-        assertTrue(defaults.stringPropertyNames().stream().anyMatch(key -> key.equalsIgnoreCase("applicationName")),
+        assertTrue(
+                defaults.stringPropertyNames().stream().anyMatch(key -> key.equalsIgnoreCase("applicationName")),
                 defaults.toString());
         String redacted = DatabaseTypeRegister.redactJdbcUrl("jdbc:flushless:postgresql://h/db?user=u&password=secret");
         assertFalse(redacted.contains("secret"), redacted);

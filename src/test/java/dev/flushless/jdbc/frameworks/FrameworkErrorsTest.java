@@ -61,10 +61,12 @@ class FrameworkErrorsTest {
     private static final Map<String, Work> FRAMEWORKS = new LinkedHashMap<>();
 
     static {
-        FRAMEWORKS.put("Spring DataSourceTransactionManager", (ds, url, db, done) ->
-                spring(ds, new DataSourceTransactionManager(ds), done));
-        FRAMEWORKS.put("Spring JdbcTransactionManager", (ds, url, db, done) ->
-                spring(ds, new JdbcTransactionManager(ds), done));
+        FRAMEWORKS.put(
+                "Spring DataSourceTransactionManager",
+                (ds, url, db, done) -> spring(ds, new DataSourceTransactionManager(ds), done));
+        FRAMEWORKS.put(
+                "Spring JdbcTransactionManager",
+                (ds, url, db, done) -> spring(ds, new JdbcTransactionManager(ds), done));
         FRAMEWORKS.put("Spring, NESTED propagation", (ds, url, db, done) -> {
             DataSourceTransactionManager manager = new DataSourceTransactionManager(ds);
             JdbcTemplate jdbc = new JdbcTemplate(ds);
@@ -78,11 +80,13 @@ class FrameworkErrorsTest {
                 });
             });
         });
-        FRAMEWORKS.put("jOOQ", (ds, url, db, done) -> DSL.using(ds, SQLDialect.POSTGRES).transaction(configuration -> {
-            DSL.using(configuration).execute("INSERT INTO account (id, name) VALUES (?, ?)", 2, "new");
-            DSL.using(configuration).execute("INSERT INTO account (id, name) VALUES (?, ?)", 1, "duplicate");
-            done[0] = true;
-        }));
+        FRAMEWORKS.put(
+                "jOOQ",
+                (ds, url, db, done) -> DSL.using(ds, SQLDialect.POSTGRES).transaction(configuration -> {
+                    DSL.using(configuration).execute("INSERT INTO account (id, name) VALUES (?, ?)", 2, "new");
+                    DSL.using(configuration).execute("INSERT INTO account (id, name) VALUES (?, ?)", 1, "duplicate");
+                    done[0] = true;
+                }));
         FRAMEWORKS.put("MyBatis (BATCH executor)", (ds, url, db, done) -> {
             org.apache.ibatis.session.Configuration configuration = new org.apache.ibatis.session.Configuration(
                     new Environment("test", new JdbcTransactionFactory(), ds));
@@ -98,16 +102,18 @@ class FrameworkErrorsTest {
             }
         });
         FRAMEWORKS.put("Hibernate", (ds, url, db, done) -> {
-            Configuration configuration = new Configuration().addAnnotatedClass(Account.class)
+            Configuration configuration = new Configuration()
+                    .addAnnotatedClass(Account.class)
                     .setProperty("hibernate.connection.url", url)
                     .setProperty("hibernate.connection.pool_size", "1")
                     .setProperty("hibernate.jdbc.batch_size", "50")
                     .setProperty("hibernate.hbm2ddl.auto", "none");
             if (db.credentials().getProperty("user") != null) {
-                configuration.setProperty("hibernate.connection.username", db.credentials().getProperty("user"));
+                configuration.setProperty(
+                        "hibernate.connection.username", db.credentials().getProperty("user"));
             }
             try (SessionFactory factory = configuration.buildSessionFactory();
-                 org.hibernate.Session session = factory.openSession()) {
+                    org.hibernate.Session session = factory.openSession()) {
                 org.hibernate.Transaction transaction = session.beginTransaction();
                 session.persist(new Account(2, "new"));
                 session.persist(new Account(1, "duplicate"));
@@ -135,7 +141,8 @@ class FrameworkErrorsTest {
      */
     private static final Map<String, String> TRANSACTION_MODE = Map.of(
             "Spring, NESTED propagation", "org.springframework.dao.DuplicateKeyException at statement",
-            "Spring DataSourceTransactionManager", "org.springframework.transaction.TransactionSystemException at commit",
+            "Spring DataSourceTransactionManager",
+                    "org.springframework.transaction.TransactionSystemException at commit",
             "Spring JdbcTransactionManager", "org.springframework.dao.DuplicateKeyException at commit",
             "jOOQ", "org.jooq.exception.DataAccessException at commit",
             "MyBatis (BATCH executor)", "org.apache.ibatis.exceptions.PersistenceException at commit",
@@ -157,7 +164,9 @@ class FrameworkErrorsTest {
         for (String framework : FRAMEWORKS.keySet()) {
             Seen bare = run(db, framework, null);
             Seen transaction = run(db, framework, "transaction");
-            assertEquals(TRANSACTION_MODE.get(framework), transaction.exception() + " at " + transaction.where(),
+            assertEquals(
+                    TRANSACTION_MODE.get(framework),
+                    transaction.exception() + " at " + transaction.where(),
                     framework + ": " + transaction);
             assertEquals("23505", transaction.sqlState(), framework + ": the cause chain keeps the server's SQLState");
             assertEquals(bare.rows(), transaction.rows(), framework + ": nothing of the transaction is committed");
@@ -166,7 +175,9 @@ class FrameworkErrorsTest {
     }
 
     private static Seen run(TestDatabase db, String framework, String mode) throws Exception {
-        db.execute("DROP TABLE IF EXISTS account", "CREATE TABLE account (id int PRIMARY KEY, name text)",
+        db.execute(
+                "DROP TABLE IF EXISTS account",
+                "CREATE TABLE account (id int PRIMARY KEY, name text)",
                 "INSERT INTO account VALUES (1, 'existing')");
         String url = mode == null ? db.pgjdbcUrl() : db.flushlessUrl("flushless.mode=" + mode);
         DriverManagerDataSource dataSource = new DriverManagerDataSource(url);
@@ -186,8 +197,12 @@ class FrameworkErrorsTest {
                 causes.add(t.getClass().getSimpleName());
             }
         }
-        return new Seen(exception, done[0] ? "commit" : "statement", sqlState,
-                db.rows("SELECT id, name FROM account ORDER BY id"), causes);
+        return new Seen(
+                exception,
+                done[0] ? "commit" : "statement",
+                sqlState,
+                db.rows("SELECT id, name FROM account ORDER BY id"),
+                causes);
     }
 
     private static void spring(DataSource dataSource, PlatformTransactionManager manager, boolean[] done) {
@@ -211,10 +226,10 @@ class FrameworkErrorsTest {
     public static class Account {
         @Id
         int id;
+
         String name;
 
-        public Account() {
-        }
+        public Account() {}
 
         Account(int id, String name) {
             this.id = id;

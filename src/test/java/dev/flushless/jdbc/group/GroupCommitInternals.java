@@ -3,8 +3,7 @@ package dev.flushless.jdbc.group;
 /** Test access to group commit's package-private counters and test hook. */
 public final class GroupCommitInternals {
 
-    private GroupCommitInternals() {
-    }
+    private GroupCommitInternals() {}
 
     /** Leaders that waited for company so far, driver-wide. */
     public static long companyWaits() {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.flushless.jdbc.FlushlessConnection;
 import dev.flushless.jdbc.stats.FlushlessStats;
+import dev.flushless.jdbc.testing.LatencyProxy;
+import dev.flushless.jdbc.testing.LatencyProxy.Cut;
 import dev.flushless.jdbc.testing.PostgresExtension;
 import dev.flushless.jdbc.testing.TestDatabase;
 import dev.flushless.jdbc.wrapper.WrapperInternals;
@@ -23,8 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.flushless.jdbc.testing.LatencyProxy;
-import dev.flushless.jdbc.testing.LatencyProxy.Cut;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,8 +58,10 @@ class GroupCommitTest {
     @Test
     void thirtyTwoThreadsOfFiveHundredInsertsKeepEveryGoodRowOnceAndGiveEachBadRowItsOwnError(TestDatabase db)
             throws Exception {
-        db.execute("CREATE TABLE events (id bigint PRIMARY KEY, device int NOT NULL, reading numeric CHECK (reading >= 0),"
-                + " note text NOT NULL)", "INSERT INTO events VALUES (-1, 0, 0, 'seed')");
+        db.execute(
+                "CREATE TABLE events (id bigint PRIMARY KEY, device int NOT NULL, reading numeric CHECK (reading >= 0),"
+                        + " note text NOT NULL)",
+                "INSERT INTO events VALUES (-1, 0, 0, 'seed')");
         String url = db.flushlessUrl("flushless.groupCommit=true");
         long groupedBefore = FlushlessStats.GLOBAL.rewritten("group-commit");
         if (db.hasStatementStats()) {
@@ -74,8 +76,8 @@ class GroupCommitTest {
             int thread = t;
             futures.add(pool.submit(() -> {
                 try (Connection c = DriverManager.getConnection(url, db.credentials());
-                     PreparedStatement ps = c.prepareStatement(
-                             "INSERT INTO events (id, device, reading, note) VALUES (?, ?, ?, ?)")) {
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO events (id, device, reading, note) VALUES (?, ?, ?, ?)")) {
                     start.await();
                     for (int i = 0; i < INSERTS; i++) {
                         String expected = expectedError(thread, i);
@@ -119,18 +121,23 @@ class GroupCommitTest {
             }
         }
         assertEquals(expectedGood, good.get());
-        assertEquals(List.of(List.of(String.valueOf(expectedGood + 1), String.valueOf(expectedGood + 1))),
+        assertEquals(
+                List.of(List.of(String.valueOf(expectedGood + 1), String.valueOf(expectedGood + 1))),
                 db.rows("SELECT count(*), count(DISTINCT id) FROM events"));
-        assertEquals(List.of(List.of("0")), db.rows("SELECT count(*) FROM events WHERE id >= 0"
-                + " AND note <> 't' || (id / " + INSERTS + ") || ' i' || (id % " + INSERTS + ")"), "each row is its caller's");
+        assertEquals(
+                List.of(List.of("0")),
+                db.rows("SELECT count(*) FROM events WHERE id >= 0" + " AND note <> 't' || (id / " + INSERTS
+                        + ") || ' i' || (id % " + INSERTS + ")"),
+                "each row is its caller's");
         long grouped = FlushlessStats.GLOBAL.rewritten("group-commit") - groupedBefore;
-        System.out.println("[group commit] " + grouped + " of " + (THREADS * INSERTS) + " inserts ran grouped; most groups"
-                + " running at once in a lane: " + WrapperInternals.groupCommitMostRunning());
+        System.out.println(
+                "[group commit] " + grouped + " of " + (THREADS * INSERTS) + " inserts ran grouped; most groups"
+                        + " running at once in a lane: " + WrapperInternals.groupCommitMostRunning());
         assertTrue(grouped > 0, "no INSERT ran grouped");
         if (db.hasStatementStats()) {
             long statements = db.statementCount("%insert into events%");
-            System.out.println("[group commit] server ran " + statements + " INSERT statements for " + (THREADS * INSERTS)
-                    + " callers");
+            System.out.println("[group commit] server ran " + statements + " INSERT statements for "
+                    + (THREADS * INSERTS) + " callers");
             assertTrue(statements < THREADS * INSERTS, "statements: " + statements);
         }
     }
@@ -138,7 +145,8 @@ class GroupCommitTest {
     @Test
     void aLoneWriterRunsItsOwnStatementAndIneligibleInsertsAreNotGrouped(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE lone (id int PRIMARY KEY, v text)");
-        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.groupCommit=true"), db.credentials())) {
+        try (Connection c =
+                DriverManager.getConnection(db.flushlessUrl("flushless.groupCommit=true"), db.credentials())) {
             PreparedStatement ps = c.prepareStatement("INSERT INTO lone (id, v) VALUES (?, ?)");
             for (int i = 0; i < 3; i++) {
                 ps.setInt(1, i);
@@ -146,7 +154,8 @@ class GroupCommitTest {
                 assertEquals(1, ps.executeUpdate());
                 assertEquals(1, ps.getUpdateCount());
             }
-            PreparedStatement keys = c.prepareStatement("INSERT INTO lone (id, v) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
+            PreparedStatement keys =
+                    c.prepareStatement("INSERT INTO lone (id, v) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS);
             keys.setInt(1, 10);
             keys.setString(2, "k");
             assertEquals(1, keys.executeUpdate());
@@ -169,14 +178,18 @@ class GroupCommitTest {
     void manyDistinctInsertTextsKeepTheLanesWithinTheirBound(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE lanes_t (id int PRIMARY KEY, v text)");
         int bound = WrapperInternals.groupCommitLanes()[1];
-        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.groupCommit=true"), db.credentials())) {
+        try (Connection c =
+                DriverManager.getConnection(db.flushlessUrl("flushless.groupCommit=true"), db.credentials())) {
             for (int i = 0; i < bound + 100; i++) {
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO lanes_t (id, v) VALUES (?, ?) -- text " + i)) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO lanes_t (id, v) VALUES (?, ?) -- text " + i)) {
                     ps.setInt(1, i);
                     ps.setString(2, "v");
                     assertEquals(1, ps.executeUpdate());
                 }
-                assertTrue(WrapperInternals.groupCommitLanes()[0] <= bound, "lanes: " + WrapperInternals.groupCommitLanes()[0]);
+                assertTrue(
+                        WrapperInternals.groupCommitLanes()[0] <= bound,
+                        "lanes: " + WrapperInternals.groupCommitLanes()[0]);
             }
         }
         assertEquals(List.of(List.of(String.valueOf(bound + 100))), db.rows("SELECT count(*) FROM lanes_t"));
@@ -189,7 +202,7 @@ class GroupCommitTest {
         String insert = "INSERT INTO solo (id, v) VALUES (?, ?)";
         long waitsBefore = WrapperInternals.groupCommitCompanyWaits();
         try (Connection c = DriverManager.getConnection(url, db.credentials());
-             PreparedStatement ps = c.prepareStatement(insert)) {
+                PreparedStatement ps = c.prepareStatement(insert)) {
             for (int i = 0; i < 200; i++) {
                 ps.setInt(1, i);
                 ps.setString(2, "lone");
@@ -207,7 +220,7 @@ class GroupCommitTest {
             int thread = t;
             burst.add(pool.submit(() -> {
                 try (Connection c = DriverManager.getConnection(url, db.credentials());
-                     PreparedStatement ps = c.prepareStatement(insert)) {
+                        PreparedStatement ps = c.prepareStatement(insert)) {
                     start.await();
                     for (int i = 0; i < 50; i++) {
                         ps.setInt(1, 1000 + thread * 50 + i);
@@ -224,14 +237,16 @@ class GroupCommitTest {
         pool.shutdown();
         long waitsAfterBurst = WrapperInternals.groupCommitCompanyWaits();
         try (Connection c = DriverManager.getConnection(url, db.credentials());
-             PreparedStatement ps = c.prepareStatement(insert)) {
+                PreparedStatement ps = c.prepareStatement(insert)) {
             for (int i = 0; i < 200; i++) {
                 ps.setInt(1, 2000 + i);
                 ps.setString(2, "lone again");
                 assertEquals(1, ps.executeUpdate());
             }
         }
-        assertEquals(0, WrapperInternals.groupCommitCompanyWaits() - waitsAfterBurst,
+        assertEquals(
+                0,
+                WrapperInternals.groupCommitCompanyWaits() - waitsAfterBurst,
                 "the lone writer after the burst waited for company");
         assertEquals(List.of(List.of("800")), db.rows("SELECT count(*) FROM solo"));
     }
@@ -248,7 +263,8 @@ class GroupCommitTest {
         int writers = 4;
         List<Connection> connections = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
-        try (Connection holder = db.bare(); Connection watcher = db.bare()) {
+        try (Connection holder = db.bare();
+                Connection watcher = db.bare()) {
             openWarmedWriters(db, url, insert, writers, connections);
             lockTable(holder, "held");
             List<Future<Integer>> results = new ArrayList<>();
@@ -266,8 +282,9 @@ class GroupCommitTest {
                 c.close();
             }
         }
-        assertTrue(WrapperInternals.groupCommitMostRunning() >= writers, "most running: "
-                + WrapperInternals.groupCommitMostRunning());
+        assertTrue(
+                WrapperInternals.groupCommitMostRunning() >= writers,
+                "most running: " + WrapperInternals.groupCommitMostRunning());
         assertEquals(List.of(List.of(String.valueOf(2 * writers))), db.rows("SELECT count(*) FROM held"));
     }
 
@@ -286,7 +303,8 @@ class GroupCommitTest {
         int writers = alone + 2;
         List<Connection> connections = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
-        try (Connection holder = db.bare(); Connection watcher = db.bare()) {
+        try (Connection holder = db.bare();
+                Connection watcher = db.bare()) {
             openWarmedWriters(db, url, insert, writers, connections);
             lockTable(holder, "crowded");
             long groupedBefore = FlushlessStats.GLOBAL.rewritten("group-commit");
@@ -301,7 +319,9 @@ class GroupCommitTest {
                     for (int poll = 0; poll < 6000 && WrapperInternals.groupCommitCompanyWaits() == waits; poll++) {
                         Thread.sleep(1);
                     }
-                    assertEquals(waits + 1, WrapperInternals.groupCommitCompanyWaits(),
+                    assertEquals(
+                            waits + 1,
+                            WrapperInternals.groupCommitCompanyWaits(),
                             "the writer arriving at a crowded lane did not wait for company");
                 }
             }
@@ -336,7 +356,8 @@ class GroupCommitTest {
         WrapperInternals.groupCommitTestGroupSize(members);
         ExecutorService pool = Executors.newFixedThreadPool(members);
         try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0)) {
-            String url = proxy.proxiedUrl(db.flushlessUrl("flushless.groupCommit=true&flushless.groupCommit.maxDelayMicros=1000000"));
+            String url = proxy.proxiedUrl(
+                    db.flushlessUrl("flushless.groupCommit=true&flushless.groupCommit.maxDelayMicros=1000000"));
             List<Connection> connections = new ArrayList<>();
             for (int i = 0; i < members; i++) {
                 connections.add(DriverManager.getConnection(url, db.credentials()));
@@ -384,8 +405,8 @@ class GroupCommitTest {
      * Opens {@code n} Flushless connections into {@code connections} and runs one {@code insert} (id, text) on each,
      * so that each has read the catalog and its session before the test's INSERTs.
      */
-    private static void openWarmedWriters(TestDatabase db, String url, String insert, int n, List<Connection> connections)
-            throws SQLException {
+    private static void openWarmedWriters(
+            TestDatabase db, String url, String insert, int n, List<Connection> connections) throws SQLException {
         for (int w = 0; w < n; w++) {
             Connection c = DriverManager.getConnection(url, db.credentials());
             connections.add(c);
@@ -420,9 +441,10 @@ class GroupCommitTest {
     private static void awaitBlockedInserts(Connection watcher, String table, int n) throws Exception {
         int blocked = 0;
         for (int poll = 0; poll < 6000; poll++) {
-            try (Statement s = watcher.createStatement(); java.sql.ResultSet rs = s.executeQuery(
-                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                            + " AND wait_event_type = 'Lock' AND query ILIKE '%insert into " + table + " %'")) {
+            try (Statement s = watcher.createStatement();
+                    java.sql.ResultSet rs =
+                            s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                    + " AND wait_event_type = 'Lock' AND query ILIKE '%insert into " + table + " %'")) {
                 rs.next();
                 blocked = rs.getInt(1);
             }
@@ -433,5 +455,4 @@ class GroupCommitTest {
         }
         fail("INSERTs blocked in the server at once: " + blocked + ", expected " + n);
     }
-
 }

@@ -38,10 +38,13 @@ class HibernateBatchTest {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "purchase_seq")
         @SequenceGenerator(name = "purchase_seq", sequenceName = "purchase_seq", allocationSize = 50)
         Long id;
+
         @Version
         int version;
+
         String customer;
         BigDecimal total;
+
         @OneToMany(mappedBy = "purchase", cascade = CascadeType.ALL)
         List<PurchaseLine> lines = new ArrayList<>();
     }
@@ -53,18 +56,22 @@ class HibernateBatchTest {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "line_seq")
         @SequenceGenerator(name = "line_seq", sequenceName = "line_seq", allocationSize = 50)
         Long id;
+
         @ManyToOne(fetch = FetchType.LAZY, optional = false)
         Purchase purchase;
+
         String product;
         int quantity;
     }
 
     /** What one run observed: the final rows, the write statements the server ran, and the stale-update outcome. */
-    record Observation(List<List<String>> purchases, List<List<String>> lines, long writeStatements, String staleOutcome) {
-    }
+    record Observation(
+            List<List<String>> purchases, List<List<String>> lines, long writeStatements, String staleOutcome) {}
 
     private static Observation run(TestDatabase db, String url) throws Exception {
-        db.execute("CREATE SEQUENCE purchase_seq INCREMENT BY 50", "CREATE SEQUENCE line_seq INCREMENT BY 50",
+        db.execute(
+                "CREATE SEQUENCE purchase_seq INCREMENT BY 50",
+                "CREATE SEQUENCE line_seq INCREMENT BY 50",
                 "CREATE TABLE purchase (id bigint PRIMARY KEY, version int NOT NULL, customer text, total numeric(12,2))",
                 "CREATE TABLE purchase_line (id bigint PRIMARY KEY, purchase_id bigint NOT NULL REFERENCES purchase,"
                         + " product text, quantity int NOT NULL)");
@@ -80,7 +87,8 @@ class HibernateBatchTest {
                 .setProperty("hibernate.hbm2ddl.auto", "none")
                 .setProperty("hibernate.show_sql", "false");
         if (db.credentials().getProperty("user") != null) {
-            configuration.setProperty("hibernate.connection.username", db.credentials().getProperty("user"));
+            configuration.setProperty(
+                    "hibernate.connection.username", db.credentials().getProperty("user"));
         }
         db.resetStatementCounts();
         String staleOutcome;
@@ -101,7 +109,8 @@ class HibernateBatchTest {
                 }
             });
             factory.inTransaction(session -> {
-                for (Purchase purchase : session.createQuery("from HibernateBatchTest$Purchase order by id", Purchase.class)
+                for (Purchase purchase : session.createQuery(
+                                "from HibernateBatchTest$Purchase order by id", Purchase.class)
                         .getResultList()) {
                     purchase.total = BigDecimal.valueOf(purchase.id % 97).add(new BigDecimal("0.25"));
                 }
@@ -109,8 +118,9 @@ class HibernateBatchTest {
             // A stale update: session A loaded the rows, session B changes one and commits first.
             try (var a = factory.openSession()) {
                 Transaction tx = a.beginTransaction();
-                List<Purchase> loaded = a.createQuery("from HibernateBatchTest$Purchase where id <= 60 order by id",
-                        Purchase.class).getResultList();
+                List<Purchase> loaded = a.createQuery(
+                                "from HibernateBatchTest$Purchase where id <= 60 order by id", Purchase.class)
+                        .getResultList();
                 factory.inTransaction(b -> b.find(Purchase.class, loaded.get(5).id).customer = "changed by B");
                 for (Purchase purchase : loaded) {
                     purchase.customer = "changed by A";
@@ -126,8 +136,11 @@ class HibernateBatchTest {
             }
         }
         long writes = db.statementCount("%insert into purchase%") + db.statementCount("update purchase%");
-        return new Observation(db.rows("SELECT id, version, customer, total FROM purchase ORDER BY id"),
-                db.rows("SELECT id, purchase_id, product, quantity FROM purchase_line ORDER BY id"), writes, staleOutcome);
+        return new Observation(
+                db.rows("SELECT id, version, customer, total FROM purchase ORDER BY id"),
+                db.rows("SELECT id, purchase_id, product, quantity FROM purchase_line ORDER BY id"),
+                writes,
+                staleOutcome);
     }
 
     /** The exception classes of {@code e}'s cause chain, for comparing outcomes across runs. */
@@ -150,8 +163,10 @@ class HibernateBatchTest {
             assertEquals(bare.lines(), flushless.lines());
             assertEquals(120, flushless.purchases().size());
             assertEquals(360, flushless.lines().size());
-            assertTrue(bare.staleOutcome().contains("StaleObjectStateException")
-                    || bare.staleOutcome().contains("OptimisticLock") || bare.staleOutcome().contains("StaleStateException"),
+            assertTrue(
+                    bare.staleOutcome().contains("StaleObjectStateException")
+                            || bare.staleOutcome().contains("OptimisticLock")
+                            || bare.staleOutcome().contains("StaleStateException"),
                     bare.staleOutcome());
             assertEquals(bare.staleOutcome(), flushless.staleOutcome(), "the same exception as bare pgjdbc");
             if (System.getenv("FLUSHLESS_TEST_URL") == null) {

@@ -35,12 +35,15 @@ class HibernateDialectResolutionTest {
         for (String key : new String[] {"user", "password"}) {
             String value = db.credentials().getProperty(key);
             if (value != null) {
-                configuration.setProperty(key.equals("user") ? "hibernate.connection.username" : "hibernate.connection.password",
-                        value);
+                configuration.setProperty(
+                        key.equals("user") ? "hibernate.connection.username" : "hibernate.connection.password", value);
             }
         }
         try (SessionFactory sessionFactory = configuration.buildSessionFactory()) {
-            return sessionFactory.unwrap(SessionFactoryImplementor.class).getJdbcServices().getDialect();
+            return sessionFactory
+                    .unwrap(SessionFactoryImplementor.class)
+                    .getJdbcServices()
+                    .getDialect();
         }
     }
 
@@ -65,7 +68,8 @@ class HibernateDialectResolutionTest {
             // Exactly what Hibernate resolves through bare pgjdbc.
             assertSame(viaPgjdbc.getClass(), dialect.getClass(), mode);
             assertEquals(viaPgjdbc.getVersion().toString(), version.toString(), mode);
-            assertEquals(((PostgreSQLDialect) viaPgjdbc).getDriverKind(), ((PostgreSQLDialect) dialect).getDriverKind());
+            assertEquals(
+                    ((PostgreSQLDialect) viaPgjdbc).getDriverKind(), ((PostgreSQLDialect) dialect).getDriverKind());
         }
     }
 }

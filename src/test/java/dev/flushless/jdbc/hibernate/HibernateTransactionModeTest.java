@@ -27,8 +27,14 @@ import org.junit.jupiter.api.Test;
 class HibernateTransactionModeTest {
 
     /** What one run observed. */
-    record Observation(List<List<String>> purchases, List<List<String>> lines, long persistRoundTrips,
-            long persistSequenceCalls, long persistInsertStatements, long updateStatements, long deleteStatements,
+    record Observation(
+            List<List<String>> purchases,
+            List<List<String>> lines,
+            long persistRoundTrips,
+            long persistSequenceCalls,
+            long persistInsertStatements,
+            long updateStatements,
+            long deleteStatements,
             String staleOutcome) {
         String counts() {
             return "persist: " + persistRoundTrips + " round trips, " + persistSequenceCalls + " sequence calls, "
@@ -50,7 +56,8 @@ class HibernateTransactionModeTest {
                 .setProperty("hibernate.hbm2ddl.auto", "none")
                 .setProperty("hibernate.show_sql", "false");
         if (db.credentials().getProperty("user") != null) {
-            configuration.setProperty("hibernate.connection.username", db.credentials().getProperty("user"));
+            configuration.setProperty(
+                    "hibernate.connection.username", db.credentials().getProperty("user"));
         }
         return configuration.buildSessionFactory();
     }
@@ -72,7 +79,9 @@ class HibernateTransactionModeTest {
     }
 
     private static Observation run(TestDatabase db, String url) throws Exception {
-        db.execute("CREATE SEQUENCE purchase_seq INCREMENT BY 50", "CREATE SEQUENCE line_seq INCREMENT BY 50",
+        db.execute(
+                "CREATE SEQUENCE purchase_seq INCREMENT BY 50",
+                "CREATE SEQUENCE line_seq INCREMENT BY 50",
                 "CREATE TABLE purchase (id bigint PRIMARY KEY, version int NOT NULL, customer text, total numeric(12,2))",
                 "CREATE TABLE purchase_line (id bigint PRIMARY KEY, purchase_id bigint NOT NULL REFERENCES purchase,"
                         + " product text, quantity int NOT NULL)");
@@ -97,7 +106,8 @@ class HibernateTransactionModeTest {
 
             db.resetStatementCounts();
             factory.inTransaction(session -> {
-                for (Purchase purchase : session.createQuery("from HibernateBatchTest$Purchase order by id", Purchase.class)
+                for (Purchase purchase : session.createQuery(
+                                "from HibernateBatchTest$Purchase order by id", Purchase.class)
                         .getResultList()) {
                     purchase.total = BigDecimal.valueOf(purchase.id % 97).add(new BigDecimal("0.25"));
                 }
@@ -106,8 +116,9 @@ class HibernateTransactionModeTest {
 
             db.resetStatementCounts();
             factory.inTransaction(session -> {
-                for (Purchase purchase : session.createQuery("from HibernateBatchTest$Purchase where id % 3 = 0",
-                        Purchase.class).getResultList()) {
+                for (Purchase purchase : session.createQuery(
+                                "from HibernateBatchTest$Purchase where id % 3 = 0", Purchase.class)
+                        .getResultList()) {
                     for (PurchaseLine line : purchase.lines) {
                         session.remove(line);
                     }
@@ -119,8 +130,9 @@ class HibernateTransactionModeTest {
             // A stale update: this session loaded the rows, another transaction changes one and commits first.
             try (Session a = factory.openSession()) {
                 Transaction tx = a.beginTransaction();
-                List<Purchase> loaded = a.createQuery("from HibernateBatchTest$Purchase where id <= 60 order by id",
-                        Purchase.class).getResultList();
+                List<Purchase> loaded = a.createQuery(
+                                "from HibernateBatchTest$Purchase where id <= 60 order by id", Purchase.class)
+                        .getResultList();
                 db.execute("UPDATE purchase SET customer = 'changed elsewhere', version = version + 1 WHERE id = "
                         + loaded.get(5).id);
                 for (Purchase purchase : loaded) {
@@ -136,11 +148,16 @@ class HibernateTransactionModeTest {
                 }
             }
         }
-        return new Observation(db.rows("SELECT id, version, customer, total FROM purchase ORDER BY id"),
-                db.rows("SELECT id, purchase_id, product, quantity FROM purchase_line ORDER BY id"), roundTrips,
-                sequenceCalls, inserts, updates, deletes, staleOutcome);
+        return new Observation(
+                db.rows("SELECT id, version, customer, total FROM purchase ORDER BY id"),
+                db.rows("SELECT id, purchase_id, product, quantity FROM purchase_line ORDER BY id"),
+                roundTrips,
+                sequenceCalls,
+                inserts,
+                updates,
+                deletes,
+                staleOutcome);
     }
-
 
     @Test
     void persistTransactionIsItsSequenceFetchesPlusOneRoundTripAndEverythingElseMatchesBarePgjdbc() throws Exception {
@@ -150,7 +167,8 @@ class HibernateTransactionModeTest {
             bareDb.assumeStatementStats();
             Observation bare = run(bareDb, bareDb.pgjdbcUrl());
             Observation flushless = run(flushlessDb, flushlessDb.flushlessUrl("flushless.mode=transaction"));
-            System.out.println("[hibernate, mode=transaction] bare " + bare.counts() + "\n  flushless " + flushless.counts());
+            System.out.println(
+                    "[hibernate, mode=transaction] bare " + bare.counts() + "\n  flushless " + flushless.counts());
 
             assertEquals(bare.purchases(), flushless.purchases());
             assertEquals(bare.lines(), flushless.lines());
@@ -158,18 +176,26 @@ class HibernateTransactionModeTest {
 
             assertTrue(flushless.persistSequenceCalls() > 0);
             assertEquals(bare.persistSequenceCalls(), flushless.persistSequenceCalls());
-            assertEquals(flushless.persistSequenceCalls() + 1, flushless.persistRoundTrips(),
+            assertEquals(
+                    flushless.persistSequenceCalls() + 1,
+                    flushless.persistRoundTrips(),
                     "the sequence fetches, then one round trip for all the inserts and the commit");
             assertEquals(1, flushless.persistInsertStatements(), "parents and children in one chained statement");
-            assertTrue(bare.persistRoundTrips() > flushless.persistRoundTrips() + 2, "bare: " + bare.persistRoundTrips());
+            assertTrue(
+                    bare.persistRoundTrips() > flushless.persistRoundTrips() + 2, "bare: " + bare.persistRoundTrips());
 
-            assertTrue(flushless.updateStatements() > 0 && flushless.updateStatements() < bare.updateStatements() / 10,
+            assertTrue(
+                    flushless.updateStatements() > 0 && flushless.updateStatements() < bare.updateStatements() / 10,
                     "updates coalesced: " + flushless.updateStatements() + " vs " + bare.updateStatements());
-            assertTrue(flushless.deleteStatements() < bare.deleteStatements() / 10,
+            assertTrue(
+                    flushless.deleteStatements() < bare.deleteStatements() / 10,
                     "deletes coalesced: " + flushless.deleteStatements() + " vs " + bare.deleteStatements());
 
-            assertTrue(bare.staleOutcome().contains("OptimisticLock") || bare.staleOutcome().contains("StaleObjectState")
-                    || bare.staleOutcome().contains("StaleStateException"), bare.staleOutcome());
+            assertTrue(
+                    bare.staleOutcome().contains("OptimisticLock")
+                            || bare.staleOutcome().contains("StaleObjectState")
+                            || bare.staleOutcome().contains("StaleStateException"),
+                    bare.staleOutcome());
             assertEquals(bare.staleOutcome(), flushless.staleOutcome(), "the same exception as bare pgjdbc");
         } finally {
             bareDb.close();

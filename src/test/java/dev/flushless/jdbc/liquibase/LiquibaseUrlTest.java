@@ -46,25 +46,32 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LiquibaseUrlTest {
 
     private static final String CHANGELOG = "liquibase/shop/changelog.xml";
-    private static final String HISTORY = "SELECT id, author, filename, orderexecuted::text, exectype, md5sum, description,"
-            + " comments, tag, liquibase, contexts, labels FROM databasechangelog ORDER BY orderexecuted";
+    private static final String HISTORY =
+            "SELECT id, author, filename, orderexecuted::text, exectype, md5sum, description,"
+                    + " comments, tag, liquibase, contexts, labels FROM databasechangelog ORDER BY orderexecuted";
 
     private static final List<TestDatabase> DATABASES = new ArrayList<>();
     private static Run bare;
 
-    record Run(List<List<String>> history, Map<String, List<List<String>>> schema, Delta driver) {
-    }
+    record Run(List<List<String>> history, Map<String, List<List<String>>> schema, Delta driver) {}
 
     /** The driver-wide report's change over one run (test classes run one at a time). */
     record Delta(long issued, long sent, long roundTrips, long coalesced, long buffered) {
         static Delta between(FlushlessReport before, FlushlessReport after) {
             long buffered = after.rewrites().getOrDefault("transaction-buffer", 0L)
                     - before.rewrites().getOrDefault("transaction-buffer", 0L);
-            long rewritten = after.rewrites().values().stream().mapToLong(Long::longValue).sum()
-                    - before.rewrites().values().stream().mapToLong(Long::longValue).sum();
-            return new Delta(after.statementsIssued() - before.statementsIssued(),
-                    after.statementsSent() - before.statementsSent(), after.roundTrips() - before.roundTrips(),
-                    rewritten - buffered, buffered);
+            long rewritten = after.rewrites().values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum()
+                    - before.rewrites().values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum();
+            return new Delta(
+                    after.statementsIssued() - before.statementsIssued(),
+                    after.statementsSent() - before.statementsSent(),
+                    after.roundTrips() - before.roundTrips(),
+                    rewritten - buffered,
+                    buffered);
         }
     }
 
@@ -108,12 +115,13 @@ class LiquibaseUrlTest {
             update.addArgumentValue(DbUrlConnectionArgumentsCommandStep.USERNAME_ARG, credentials.getProperty("user"));
         }
         if (credentials.getProperty("password") != null) {
-            update.addArgumentValue(DbUrlConnectionArgumentsCommandStep.PASSWORD_ARG, credentials.getProperty("password"));
+            update.addArgumentValue(
+                    DbUrlConnectionArgumentsCommandStep.PASSWORD_ARG, credentials.getProperty("password"));
         }
         update.execute();
         Delta driver = Delta.between(before, FlushlessDriver.report());
-        return new Run(db.rows(HISTORY), SchemaSnapshot.of(db, Set.of("databasechangelog", "databasechangeloglock")),
-                driver);
+        return new Run(
+                db.rows(HISTORY), SchemaSnapshot.of(db, Set.of("databasechangelog", "databasechangeloglock")), driver);
     }
 
     @ParameterizedTest
@@ -135,8 +143,9 @@ class LiquibaseUrlTest {
             // Liquibase sends no JDBC batch to PostgreSQL (loadData with usePreparedStatements executes each row,
             // LoadDataChange: "we don't do batch updates for Postgres", LB-744): nothing for batch mode to coalesce.
             assertEquals(new Delta(driver.issued(), driver.issued(), driver.roundTrips(), 0, 0), driver);
-            assertTrue(driver.roundTrips() >= driver.issued(), "a round trip per statement, and Liquibase's commits': "
-                    + driver);
+            assertTrue(
+                    driver.roundTrips() >= driver.issued(),
+                    "a round trip per statement, and Liquibase's commits': " + driver);
         }
         System.out.println("[liquibase] mode " + mode + ": " + driver);
     }
@@ -147,10 +156,16 @@ class LiquibaseUrlTest {
         TestDatabase db = database("liquibase_open");
         Properties credentials = db.credentials();
         String url = db.flushlessUrl("flushless.mode=transaction");
-        assertEquals(FlushlessDriver.class.getName(), DatabaseFactory.getInstance().findDefaultDriver(url));
+        assertEquals(
+                FlushlessDriver.class.getName(), DatabaseFactory.getInstance().findDefaultDriver(url));
         assertEquals("org.postgresql.Driver", DatabaseFactory.getInstance().findDefaultDriver(db.pgjdbcUrl()));
-        Database database = DatabaseFactory.getInstance().openDatabase(url, credentials.getProperty("user"),
-                credentials.getProperty("password"), null, new ClassLoaderResourceAccessor());
+        Database database = DatabaseFactory.getInstance()
+                .openDatabase(
+                        url,
+                        credentials.getProperty("user"),
+                        credentials.getProperty("password"),
+                        null,
+                        new ClassLoaderResourceAccessor());
         try {
             assertSame(PostgresDatabase.class, database.getClass());
             assertEquals("postgresql", database.getShortName());
@@ -160,7 +175,8 @@ class LiquibaseUrlTest {
             // and EnterpriseDB checks run only for URLs starting with jdbc:postgres).
             // Liquibase's own getURL() strips user and password parameters from what the driver reports.
             assertEquals(db.pgjdbcUrl(), jdbc.getMetaData().getURL());
-            assertTrue(database.getConnection().getURL().startsWith("jdbc:postgresql:"),
+            assertTrue(
+                    database.getConnection().getURL().startsWith("jdbc:postgresql:"),
                     database.getConnection().getURL());
         } finally {
             database.close();
@@ -172,8 +188,8 @@ class LiquibaseUrlTest {
     void aFlushlessConnectionIsLiquibasesPostgresDatabase() throws Exception {
         TestDatabase db = database("liquibase_connection");
         try (Connection connection = DriverManager.getConnection(db.flushlessUrl(), db.credentials())) {
-            Database database = DatabaseFactory.getInstance()
-                    .findCorrectDatabaseImplementation(new JdbcConnection(connection));
+            Database database =
+                    DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
             assertSame(PostgresDatabase.class, database.getClass());
         }
     }
@@ -187,9 +203,13 @@ class LiquibaseUrlTest {
         assertNull(plugin.getDefaultDriver("jdbc:postgresql://h/db"));
         assertNull(plugin.getDefaultDriver("jdbc:flushless:mysql://h/db"));
         assertFalse(plugin.isCorrectDatabaseImplementation(null));
-        assertTrue(DatabaseFactory.getInstance().getImplementedDatabases().stream()
-                .anyMatch(database -> database instanceof FlushlessPostgresDatabase), "registered via ServiceLoader");
-        assertSame(PostgresDatabase.class, DatabaseFactory.getInstance().getDatabase("postgresql").getClass(),
+        assertTrue(
+                DatabaseFactory.getInstance().getImplementedDatabases().stream()
+                        .anyMatch(database -> database instanceof FlushlessPostgresDatabase),
+                "registered via ServiceLoader");
+        assertSame(
+                PostgresDatabase.class,
+                DatabaseFactory.getInstance().getDatabase("postgresql").getClass(),
                 "PostgresDatabase stays Liquibase's postgresql database");
     }
 }

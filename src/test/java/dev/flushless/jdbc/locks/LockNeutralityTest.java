@@ -42,11 +42,16 @@ class LockNeutralityTest {
 
     /** Every setting a user might leave on, each a connection configuration of its own. */
     private static final String[] CONFIGURATIONS = {
-        "flushless.mode=off", "flushless.mode=batch", "flushless.mode=transaction",
-        "flushless.mode=batch&flushless.onConflict=antijoin", "flushless.mode=transaction&flushless.onConflict=antijoin",
-        "flushless.mode=batch&flushless.groupCommit=true", "flushless.mode=transaction&flushless.exactSequences=true",
+        "flushless.mode=off",
+        "flushless.mode=batch",
+        "flushless.mode=transaction",
+        "flushless.mode=batch&flushless.onConflict=antijoin",
+        "flushless.mode=transaction&flushless.onConflict=antijoin",
+        "flushless.mode=batch&flushless.groupCommit=true",
+        "flushless.mode=transaction&flushless.exactSequences=true",
         // the driver's defaults: small batches and first writes need no catalog read (issue #16's reproducer)
-        "defaults:flushless.mode=batch", "defaults:flushless.mode=transaction",
+        "defaults:flushless.mode=batch",
+        "defaults:flushless.mode=transaction",
     };
 
     /** Prefix of a configuration that keeps the driver's default size rules. */
@@ -59,7 +64,8 @@ class LockNeutralityTest {
     @BeforeAll
     static void schema(TestDatabase db) throws SQLException {
         pool = Executors.newCachedThreadPool();
-        db.execute("CREATE TABLE x (id int PRIMARY KEY, v text)",
+        db.execute(
+                "CREATE TABLE x (id int PRIMARY KEY, v text)",
                 // the tables another session locks: each has a column default (a pg_attrdef row to deparse) and a
                 // sequence, as in the reported hang
                 "CREATE TABLE y (id int PRIMARY KEY, d text DEFAULT 'dflt')",
@@ -110,7 +116,7 @@ class LockNeutralityTest {
             String run(Connection c) throws SQLException {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO x (id, v) VALUES (?, ?)");
-                     Statement s = c.createStatement()) {
+                        Statement s = c.createStatement()) {
                     ps.setInt(1, IDS.addAndGet(10));
                     ps.setString(2, "r");
                     int count = ps.executeUpdate();
@@ -194,7 +200,8 @@ class LockNeutralityTest {
     /** The same with a migration's ALTER TABLE open on unrelated tables (what Flyway keeps open while it works). */
     @Test
     void anOpenAlterTableOnAnotherTableDelaysNoWork(TestDatabase db) throws Exception {
-        assertNoWorkWaits(db, "ALTER TABLE y ADD COLUMN extra int DEFAULT 7; ALTER TABLE w ALTER COLUMN n SET DEFAULT 1");
+        assertNoWorkWaits(
+                db, "ALTER TABLE y ADD COLUMN extra int DEFAULT 7; ALTER TABLE w ALTER COLUMN n SET DEFAULT 1");
     }
 
     private void assertNoWorkWaits(TestDatabase db, String holderSql) throws Exception {
@@ -204,7 +211,8 @@ class LockNeutralityTest {
             for (String configuration : CONFIGURATIONS) {
                 String flushless = runWhileHeld(db, holderSql, configuration, work);
                 if (!bare.equals(flushless)) {
-                    problems.add(work + " with " + configuration + ": " + flushless + " where bare pgjdbc gave " + bare);
+                    problems.add(
+                            work + " with " + configuration + ": " + flushless + " where bare pgjdbc gave " + bare);
                 }
             }
         }
@@ -235,8 +243,14 @@ class LockNeutralityTest {
      * only for that table, and its result after the DDL commits is bare pgjdbc's (the new column's default is filled).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"bare", "flushless.mode=off", "flushless.mode=batch", "flushless.mode=transaction",
-        "flushless.mode=batch&flushless.groupCommit=true"})
+    @ValueSource(
+            strings = {
+                "bare",
+                "flushless.mode=off",
+                "flushless.mode=batch",
+                "flushless.mode=transaction",
+                "flushless.mode=batch&flushless.groupCommit=true"
+            })
     void ddlInProgressOnTheWrittenTableIsWaitedForAsBareDoes(String configuration, TestDatabase db) throws Exception {
         db.execute("DROP TABLE IF EXISTS target", "CREATE TABLE target (id int PRIMARY KEY, v text)");
         String settings = configuration.equals("bare") ? null : configuration;
@@ -262,7 +276,8 @@ class LockNeutralityTest {
             holder.commit();
             assertEquals("[1, 1, 1]", work.get(60, TimeUnit.SECONDS));
         }
-        assertEquals(List.of(List.of("1", "v1", "n"), List.of("2", "v2", "n"), List.of("3", "v3", "n")),
+        assertEquals(
+                List.of(List.of("1", "v1", "n"), List.of("2", "v2", "n"), List.of("3", "v3", "n")),
                 db.rows("SELECT id, v, note FROM target ORDER BY id"));
     }
 
@@ -280,8 +295,8 @@ class LockNeutralityTest {
             }
             Watched history = watch(db, "flushless.mode=transaction", c -> {
                 c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO history (installed_rank, script) VALUES (?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO history (installed_rank, script) VALUES (?, ?)")) {
                     ps.setInt(1, 1);
                     ps.setString(2, "V1__customer_email.sql");
                     int count = ps.executeUpdate();
@@ -296,8 +311,10 @@ class LockNeutralityTest {
             migration.commit();
         }
         assertEquals(List.of(List.of("V1__customer_email.sql")), db.rows("SELECT script FROM history"));
-        assertEquals(List.of(List.of("email")), db.rows("SELECT column_name FROM information_schema.columns"
-                + " WHERE table_name = 'customer' AND column_name = 'email'"));
+        assertEquals(
+                List.of(List.of("email")),
+                db.rows("SELECT column_name FROM information_schema.columns"
+                        + " WHERE table_name = 'customer' AND column_name = 'email'"));
     }
 
     /**
@@ -306,8 +323,12 @@ class LockNeutralityTest {
      * lookups run between a savepoint and its rollback, which releases the locks they took).
      */
     @ParameterizedTest
-    @ValueSource(strings = {"flushless.mode=batch", "flushless.mode=transaction",
-        "flushless.mode=batch&flushless.onConflict=antijoin"})
+    @ValueSource(
+            strings = {
+                "flushless.mode=batch",
+                "flushless.mode=transaction",
+                "flushless.mode=batch&flushless.onConflict=antijoin"
+            })
     void insideATransactionNoLockIsHeldThatBareDoesNotHold(String configuration, TestDatabase db) throws Exception {
         db.execute("CREATE TABLE IF NOT EXISTS held (id int PRIMARY KEY, v text, at timestamptz DEFAULT now())");
         TreeSet<String> bare = locksAfterWork(db, null);
@@ -325,9 +346,9 @@ class LockNeutralityTest {
             c.setAutoCommit(false);
             int id = IDS.addAndGet(10);
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO held (id, v) VALUES (?, ?)");
-                 PreparedStatement upsert = c.prepareStatement(
-                         "INSERT INTO held (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v");
-                 Statement s = c.createStatement()) {
+                    PreparedStatement upsert = c.prepareStatement(
+                            "INSERT INTO held (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v");
+                    Statement s = c.createStatement()) {
                 s.execute("SELECT 1"); // the transaction is open on the server before the work, as in most applications
                 for (int i = 0; i < 3; i++) {
                     insert.setInt(1, id + i);
@@ -347,9 +368,10 @@ class LockNeutralityTest {
                 }
                 TreeSet<String> locks = new TreeSet<>();
                 try (Connection observer = db.bare();
-                     PreparedStatement ps = observer.prepareStatement("SELECT l.relation::regclass::text || ' ' || l.mode"
-                             + " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-                             + " WHERE a.application_name = ? AND l.locktype = 'relation' AND l.granted")) {
+                        PreparedStatement ps =
+                                observer.prepareStatement("SELECT l.relation::regclass::text || ' ' || l.mode"
+                                        + " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                                        + " WHERE a.application_name = ? AND l.locktype = 'relation' AND l.granted")) {
                     ps.setString(1, application);
                     try (ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
@@ -372,8 +394,7 @@ class LockNeutralityTest {
     }
 
     /** What a watched action did: its result, or the lock it was seen waiting for. */
-    private record Watched(String value, String waitedOn) {
-    }
+    private record Watched(String value, String waitedOn) {}
 
     /**
      * Runs {@code action} on a fresh connection on another thread and watches its backend: returns the result when it
@@ -395,9 +416,10 @@ class LockNeutralityTest {
     private static String waitUntilWaiting(TestDatabase db, String application, Future<?> work) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         try (Connection observer = db.bare();
-             PreparedStatement ps = observer.prepareStatement("SELECT l.locktype || ' ' || coalesce(l.relation::regclass::text,"
-                     + " l.transactionid::text, '') FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-                     + " WHERE a.application_name = ? AND NOT l.granted")) {
+                PreparedStatement ps =
+                        observer.prepareStatement("SELECT l.locktype || ' ' || coalesce(l.relation::regclass::text,"
+                                + " l.transactionid::text, '') FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+                                + " WHERE a.application_name = ? AND NOT l.granted")) {
             ps.setString(1, application);
             while (System.nanoTime() < deadline) {
                 if (work.isDone()) {
@@ -423,8 +445,11 @@ class LockNeutralityTest {
             return DriverManager.getConnection(db.pgjdbcUrl(), properties);
         }
         // "defaults:..." runs with the driver's default size rules (the other configurations read the catalog at once)
-        return DriverManager.getConnection(configuration.startsWith(DEFAULTS)
-                ? TestDatabase.withParameters(db.flushlessDefaultsUrl(), configuration.substring(DEFAULTS.length()))
-                : db.flushlessUrl(configuration), properties);
+        return DriverManager.getConnection(
+                configuration.startsWith(DEFAULTS)
+                        ? TestDatabase.withParameters(
+                                db.flushlessDefaultsUrl(), configuration.substring(DEFAULTS.length()))
+                        : db.flushlessUrl(configuration),
+                properties);
     }
 }

@@ -61,8 +61,11 @@ class BadInputTest {
     static void schemas(TestDatabase db) throws SQLException {
         for (String variant : VARIANTS) {
             String schema = schema(variant);
-            db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "DROP SCHEMA IF EXISTS " + schema + "_x CASCADE",
-                    "CREATE SCHEMA " + schema, "CREATE SCHEMA " + schema + "_x",
+            db.execute(
+                    "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+                    "DROP SCHEMA IF EXISTS " + schema + "_x CASCADE",
+                    "CREATE SCHEMA " + schema,
+                    "CREATE SCHEMA " + schema + "_x",
                     "CREATE TABLE " + schema + "_x.t (id int PRIMARY KEY, v text)",
                     "CREATE TABLE " + schema + ".trig (id int PRIMARY KEY, v text)",
                     "CREATE TABLE " + schema + ".trig_audit (fired int)",
@@ -82,8 +85,7 @@ class BadInputTest {
     // ---- the cases ----
 
     /** A text run in every shape; {@code params} gives the parameters of one execution from an id ({@code null}: none). */
-    private record Case(String name, String sql, IntFunction<Object[]> params) {
-    }
+    private record Case(String name, String sql, IntFunction<Object[]> params) {}
 
     private static List<Case> cases() {
         List<Case> cases = new ArrayList<>();
@@ -98,47 +100,69 @@ class BadInputTest {
         cases.add(new Case("unparsable: UPDATE without assignment", "UPDATE t SET WHERE id = ?", existing));
         cases.add(new Case("unparsable: unbalanced parentheses", "INSERT INTO t ((((id) VALUES (1, 'x')", null));
         cases.add(new Case("unterminated literal", "INSERT INTO t (id, v) VALUES (1, 'open)", null));
-        cases.add(new Case("unterminated block comment", "INSERT INTO t (id, v) VALUES (?, ?) /* never closed", idValue));
+        cases.add(
+                new Case("unterminated block comment", "INSERT INTO t (id, v) VALUES (?, ?) /* never closed", idValue));
         cases.add(new Case("empty text", "", null));
         cases.add(new Case("only comments", "/* nothing */ -- here", null));
         cases.add(new Case("only a semicolon", ";", null));
 
         // comments
-        cases.add(new Case("-- comments holding ; and ?",
-                "-- leading; comment?\nINSERT INTO t (id, v) VALUES (?, ?) -- trailing ; ? comment", idValue));
-        cases.add(new Case("nested block comments holding ; and ?",
-                "/* outer /* inner ; ? */ still ; ? */ INSERT INTO t (id, v) VALUES (?, /* ? */ ?)", idValue));
-        cases.add(new Case("a nested comment hiding a keyword",
-                "/* outer /* inner */ SELECT */ INSERT INTO t (id, v) VALUES (?, ?)", idValue));
-        cases.add(new Case("comment markers inside a literal", "INSERT INTO t (id, v) VALUES (?, '-- not /* a */ comment')",
+        cases.add(new Case(
+                "-- comments holding ; and ?",
+                "-- leading; comment?\nINSERT INTO t (id, v) VALUES (?, ?) -- trailing ; ? comment",
+                idValue));
+        cases.add(new Case(
+                "nested block comments holding ; and ?",
+                "/* outer /* inner ; ? */ still ; ? */ INSERT INTO t (id, v) VALUES (?, /* ? */ ?)",
+                idValue));
+        cases.add(new Case(
+                "a nested comment hiding a keyword",
+                "/* outer /* inner */ SELECT */ INSERT INTO t (id, v) VALUES (?, ?)",
+                idValue));
+        cases.add(new Case(
+                "comment markers inside a literal",
+                "INSERT INTO t (id, v) VALUES (?, '-- not /* a */ comment')",
                 idOnly));
         cases.add(new Case("UPDATE with comments", "UPDATE t /* ; */ SET v = ? -- ?\n WHERE id = ?", valueExisting));
-        cases.add(new Case("-- comment ended by a carriage return", "-- comment\rINSERT INTO t (id, v) VALUES (?, ?)", idValue));
+        cases.add(new Case(
+                "-- comment ended by a carriage return", "-- comment\rINSERT INTO t (id, v) VALUES (?, ?)", idValue));
 
         // dollar quotes
-        cases.add(new Case("$$ holding ; and ?", "INSERT INTO t (id, v) VALUES (?, $$semi;colon ? question$$)", idOnly));
-        cases.add(new Case("$tag$ holding quotes, $$ and ?",
-                "INSERT INTO t (id, v) VALUES (?, $tag$it's ; ? $$ not the end $$ $tag$)", idOnly));
+        cases.add(
+                new Case("$$ holding ; and ?", "INSERT INTO t (id, v) VALUES (?, $$semi;colon ? question$$)", idOnly));
+        cases.add(new Case(
+                "$tag$ holding quotes, $$ and ?",
+                "INSERT INTO t (id, v) VALUES (?, $tag$it's ; ? $$ not the end $$ $tag$)",
+                idOnly));
         cases.add(new Case("DO block", "DO $$ BEGIN PERFORM 1; END $$", null));
         cases.add(new Case("UPDATE SET a dollar-quoted value", "UPDATE t SET v = $q$a;b?c$q$ WHERE id = ?", existing));
-        cases.add(new Case("dollar-quoted upsert",
-                "INSERT INTO t (id, v) VALUES (?, $$x;?$$) ON CONFLICT (id) DO UPDATE SET v = $u$updated;?$u$", idOnly));
+        cases.add(new Case(
+                "dollar-quoted upsert",
+                "INSERT INTO t (id, v) VALUES (?, $$x;?$$) ON CONFLICT (id) DO UPDATE SET v = $u$updated;?$u$",
+                idOnly));
 
         // ; inside literals, several statements
         cases.add(new Case("; and ? in a literal", "INSERT INTO t (id, v) VALUES (?, 'it''s; fine; ?')", idOnly));
-        cases.add(new Case("two statements in one text",
+        cases.add(new Case(
+                "two statements in one text",
                 "INSERT INTO t (id, v) VALUES (?, 'one'); INSERT INTO t (id, v) VALUES (? + 5000, 'two')",
                 id -> new Object[] {id, id}));
 
         // escapes
-        cases.add(new Case("E'' with escapes, ; and ?",
-                "INSERT INTO t (id, v) VALUES (?, E'tab\\t quote\\' semicolon; question? backslash\\\\')", idOnly));
-        cases.add(new Case("E'' ending in an escaped backslash", "INSERT INTO t (id, v) VALUES (?, E'ends with \\\\')", idOnly));
-        cases.add(new Case("U&'' with unicode escapes", "INSERT INTO t (id, v) VALUES (?, U&'d\\0061t\\+000061 ; ?')", idOnly));
-        cases.add(new Case("a backslash in a standard string", "INSERT INTO t (id, v) VALUES (?, 'back\\slash ; ?')", idOnly));
+        cases.add(new Case(
+                "E'' with escapes, ; and ?",
+                "INSERT INTO t (id, v) VALUES (?, E'tab\\t quote\\' semicolon; question? backslash\\\\')",
+                idOnly));
+        cases.add(new Case(
+                "E'' ending in an escaped backslash", "INSERT INTO t (id, v) VALUES (?, E'ends with \\\\')", idOnly));
+        cases.add(new Case(
+                "U&'' with unicode escapes", "INSERT INTO t (id, v) VALUES (?, U&'d\\0061t\\+000061 ; ?')", idOnly));
+        cases.add(new Case(
+                "a backslash in a standard string", "INSERT INTO t (id, v) VALUES (?, 'back\\slash ; ?')", idOnly));
 
         // huge statements
-        cases.add(new Case("a 1 MB literal", "INSERT INTO t (id, v) VALUES (?, '" + "x".repeat(1 << 20) + "')", idOnly));
+        cases.add(
+                new Case("a 1 MB literal", "INSERT INTO t (id, v) VALUES (?, '" + "x".repeat(1 << 20) + "')", idOnly));
         StringBuilder literals = new StringBuilder("DELETE FROM t WHERE id IN (");
         StringBuilder parameters = new StringBuilder("UPDATE t SET v = 'in' WHERE id IN (");
         for (int i = 0; i < 20_000; i++) {
@@ -153,41 +177,69 @@ class BadInputTest {
             }
             return values;
         }));
-        cases.add(new Case("SELECT with an IN list of 20,000 literals",
-                literals.toString().replace("DELETE FROM t", "SELECT count(*) FROM t") + ")", null));
-        cases.add(new Case("an expression of 20,000 operators",
-                "INSERT INTO t (id, v) VALUES (?, '' || (" + "1+".repeat(20_000) + "1))", idOnly));
-        cases.add(new Case("a WHERE clause of 20,000 operators",
-                "UPDATE t SET v = ? WHERE id = ? AND " + "1+".repeat(20_000) + "1 > 0", valueExisting));
-        cases.add(new Case("parentheses 200 deep",
-                "INSERT INTO t (id, v) VALUES (?, " + "(".repeat(200) + "'deep'" + ")".repeat(200) + ")", idOnly));
+        cases.add(new Case(
+                "SELECT with an IN list of 20,000 literals",
+                literals.toString().replace("DELETE FROM t", "SELECT count(*) FROM t") + ")",
+                null));
+        cases.add(new Case(
+                "an expression of 20,000 operators",
+                "INSERT INTO t (id, v) VALUES (?, '' || (" + "1+".repeat(20_000) + "1))",
+                idOnly));
+        cases.add(new Case(
+                "a WHERE clause of 20,000 operators",
+                "UPDATE t SET v = ? WHERE id = ? AND " + "1+".repeat(20_000) + "1 > 0",
+                valueExisting));
+        cases.add(new Case(
+                "parentheses 200 deep",
+                "INSERT INTO t (id, v) VALUES (?, " + "(".repeat(200) + "'deep'" + ")".repeat(200) + ")",
+                idOnly));
 
         // identifiers
-        cases.add(new Case("reserved words as quoted identifiers (INSERT)",
-                "INSERT INTO \"select\" (\"from\", \"order\") VALUES (?, ?)", idValue));
-        cases.add(new Case("reserved words as quoted identifiers (UPDATE)",
-                "UPDATE \"select\" SET \"order\" = ? WHERE \"from\" = ?", valueExisting));
-        cases.add(new Case("reserved words as quoted identifiers (DELETE)", "DELETE FROM \"select\" WHERE \"from\" = ?",
-                existing));
-        cases.add(new Case("quoted mixed case (upsert)", "INSERT INTO \"MixedCase\" (\"Id\", \"Val\") VALUES (?, ?)"
-                + " ON CONFLICT (\"Id\") DO UPDATE SET \"Val\" = excluded.\"Val\"", id -> new Object[] {id % 20, "m" + id}));
-        cases.add(new Case("unquoted mixed case folds to lower case (INSERT)", "INSERT INTO MixedCase (ID, VAL) VALUES (?, ?)",
+        cases.add(new Case(
+                "reserved words as quoted identifiers (INSERT)",
+                "INSERT INTO \"select\" (\"from\", \"order\") VALUES (?, ?)",
                 idValue));
-        cases.add(new Case("quoted mixed case (UPDATE)", "UPDATE \"MixedCase\" SET \"Val\" = ? WHERE \"Id\" = ?",
+        cases.add(new Case(
+                "reserved words as quoted identifiers (UPDATE)",
+                "UPDATE \"select\" SET \"order\" = ? WHERE \"from\" = ?",
                 valueExisting));
-        cases.add(new Case("unquoted mixed case folds to lower case (UPDATE)", "UPDATE MixedCase SET Val = ? WHERE Id = ?",
+        cases.add(new Case(
+                "reserved words as quoted identifiers (DELETE)",
+                "DELETE FROM \"select\" WHERE \"from\" = ?",
+                existing));
+        cases.add(new Case(
+                "quoted mixed case (upsert)",
+                "INSERT INTO \"MixedCase\" (\"Id\", \"Val\") VALUES (?, ?)"
+                        + " ON CONFLICT (\"Id\") DO UPDATE SET \"Val\" = excluded.\"Val\"",
+                id -> new Object[] {id % 20, "m" + id}));
+        cases.add(new Case(
+                "unquoted mixed case folds to lower case (INSERT)",
+                "INSERT INTO MixedCase (ID, VAL) VALUES (?, ?)",
+                idValue));
+        cases.add(new Case(
+                "quoted mixed case (UPDATE)", "UPDATE \"MixedCase\" SET \"Val\" = ? WHERE \"Id\" = ?", valueExisting));
+        cases.add(new Case(
+                "unquoted mixed case folds to lower case (UPDATE)",
+                "UPDATE MixedCase SET Val = ? WHERE Id = ?",
                 valueExisting));
         cases.add(new Case("schema-qualified (INSERT)", "INSERT INTO {x}.t (id, v) VALUES (?, ?)", idValue));
         cases.add(new Case("schema-qualified (UPDATE)", "UPDATE {x}.t SET v = ? WHERE id = ?", valueExisting));
-        cases.add(new Case("unicode quoted identifiers", "INSERT INTO \"tëst_ü\" (\"größe\", \"naïve\") VALUES (?, ?)",
+        cases.add(new Case(
+                "unicode quoted identifiers", "INSERT INTO \"tëst_ü\" (\"größe\", \"naïve\") VALUES (?, ?)", idValue));
+        cases.add(new Case(
+                "unicode unquoted identifiers (INSERT)", "INSERT INTO café (id, crème) VALUES (?, ?)", idValue));
+        cases.add(new Case(
+                "unicode unquoted identifiers (UPDATE)", "UPDATE café SET crème = ? WHERE id = ?", valueExisting));
+        cases.add(new Case(
+                "spaces and quotes inside identifiers (INSERT)",
+                "INSERT INTO \"has space\" (\"a\"\"b\", \"c d\") VALUES (?, ?)",
                 idValue));
-        cases.add(new Case("unicode unquoted identifiers (INSERT)", "INSERT INTO café (id, crème) VALUES (?, ?)", idValue));
-        cases.add(new Case("unicode unquoted identifiers (UPDATE)", "UPDATE café SET crème = ? WHERE id = ?", valueExisting));
-        cases.add(new Case("spaces and quotes inside identifiers (INSERT)",
-                "INSERT INTO \"has space\" (\"a\"\"b\", \"c d\") VALUES (?, ?)", idValue));
-        cases.add(new Case("spaces and quotes inside identifiers (DELETE)", "DELETE FROM \"has space\" WHERE \"a\"\"b\" = ?",
+        cases.add(new Case(
+                "spaces and quotes inside identifiers (DELETE)",
+                "DELETE FROM \"has space\" WHERE \"a\"\"b\" = ?",
                 existing));
-        cases.add(new Case("; and ? inside identifiers", "INSERT INTO \"weird;table\" (id, \"v?\") VALUES (?, ?)", idValue));
+        cases.add(new Case(
+                "; and ? inside identifiers", "INSERT INTO \"weird;table\" (id, \"v?\") VALUES (?, ?)", idValue));
         return cases;
     }
 
@@ -195,10 +247,16 @@ class BadInputTest {
     Stream<DynamicTest> theServersOwnAnswerInEveryMode(TestDatabase db) {
         List<DynamicTest> tests = new ArrayList<>();
         for (Case c : cases()) {
-            tests.add(DynamicTest.dynamicTest(c.name(), () -> compare(db, c.name(), (connection, r, otherSchema) ->
-                    runShapes(connection, r, c.sql().replace("{x}", otherSchema), c.params()))));
+            tests.add(DynamicTest.dynamicTest(
+                    c.name(),
+                    () -> compare(
+                            db,
+                            c.name(),
+                            (connection, r, otherSchema) ->
+                                    runShapes(connection, r, c.sql().replace("{x}", otherSchema), c.params()))));
         }
-        tests.add(DynamicTest.dynamicTest("DDL behind a nested comment drops the cached catalog facts",
+        tests.add(DynamicTest.dynamicTest(
+                "DDL behind a nested comment drops the cached catalog facts",
                 () -> compare(db, "trigger", BadInputTest::triggerBehindNestedComment)));
         return tests.stream();
     }
@@ -434,8 +492,7 @@ class BadInputTest {
     }
 
     /** One variant's observations and final rows. */
-    private record Observed(Recorder recorder, String rows) {
-    }
+    private record Observed(Recorder recorder, String rows) {}
 
     private static void compare(TestDatabase db, String name, Action action) throws Exception {
         Map<String, Observed> observed = new LinkedHashMap<>();
@@ -455,27 +512,35 @@ class BadInputTest {
             for (String section : bare.recorder().sections.keySet()) {
                 List<String> expected = bare.recorder().sections.get(section);
                 List<String> actual = o.recorder().sections.get(section);
-                boolean deviationAllowed = variant.equals("transaction") && section.equals("transaction")
+                boolean deviationAllowed = variant.equals("transaction")
+                        && section.equals("transaction")
                         && bare.recorder().firstError(section) != null;
                 if (deviationAllowed) {
                     // documented deviation: a buffered INSERT's error may surface at a later call of the transaction
-                    assertEquals(bare.recorder().firstError(section), o.recorder().firstError(section),
+                    assertEquals(
+                            bare.recorder().firstError(section),
+                            o.recorder().firstError(section),
                             name + ": mode=transaction, first error's SQLState in the transaction\nbare: " + expected
                                     + "\nflushless: " + actual);
                     // everything before bare pgjdbc's first error is observed alike, and no error appears that
                     // bare pgjdbc does not raise
                     int firstError = 0;
-                    while (firstError < expected.size() && !expected.get(firstError).contains(" threw ")) {
+                    while (firstError < expected.size()
+                            && !expected.get(firstError).contains(" threw ")) {
                         firstError++;
                     }
-                    assertEquals(expected.subList(0, firstError), actual == null ? null
-                            : actual.subList(0, Math.min(firstError, actual.size())),
+                    assertEquals(
+                            expected.subList(0, firstError),
+                            actual == null ? null : actual.subList(0, Math.min(firstError, actual.size())),
                             name + ": mode=transaction, the calls before the first error");
-                    assertTrue(Recorder.states(expected).containsAll(Recorder.states(actual)),
+                    assertTrue(
+                            Recorder.states(expected).containsAll(Recorder.states(actual)),
                             name + ": mode=transaction raised " + Recorder.states(actual) + ", bare pgjdbc "
                                     + Recorder.states(expected));
                 } else {
-                    assertEquals(String.join("\n", expected), actual == null ? null : String.join("\n", actual),
+                    assertEquals(
+                            String.join("\n", expected),
+                            actual == null ? null : String.join("\n", actual),
                             name + ": mode=" + variant + " observed differently from bare pgjdbc (" + section + ")");
                 }
             }
@@ -492,13 +557,17 @@ class BadInputTest {
         Recorder recorder = new Recorder(schema);
         Connection c = DriverManager.getConnection(url, db.credentials());
         Throwable[] uncaught = new Throwable[1];
-        Thread thread = new Thread(null, () -> {
-            try {
-                action.run(c, recorder, schema + "_x");
-            } catch (Throwable e) {
-                uncaught[0] = e;
-            }
-        }, "bad-input-" + variant, 1 << 20);
+        Thread thread = new Thread(
+                null,
+                () -> {
+                    try {
+                        action.run(c, recorder, schema + "_x");
+                    } catch (Throwable e) {
+                        uncaught[0] = e;
+                    }
+                },
+                "bad-input-" + variant,
+                1 << 20);
         try {
             thread.start();
             thread.join();
@@ -515,11 +584,13 @@ class BadInputTest {
         List<String> statements = new ArrayList<>();
         statements.add("DROP TRIGGER IF EXISTS trig_count ON " + schema + ".trig");
         statements.add("TRUNCATE " + schema + ".trig, " + schema + ".trig_audit, " + schema + "_x.t");
-        statements.add("INSERT INTO " + schema + "_x.t SELECT g, 'x' || g FROM generate_series(0, " + (EXISTING - 1) + ") g");
+        statements.add(
+                "INSERT INTO " + schema + "_x.t SELECT g, 'x' || g FROM generate_series(0, " + (EXISTING - 1) + ") g");
         for (String table : TABLES) {
             String name = schema + "." + table.substring(0, table.indexOf(" ("));
             statements.add("TRUNCATE " + name);
-            statements.add("INSERT INTO " + name + " SELECT g, 'start ' || g FROM generate_series(0, " + (EXISTING - 1) + ") g");
+            statements.add("INSERT INTO " + name + " SELECT g, 'start ' || g FROM generate_series(0, " + (EXISTING - 1)
+                    + ") g");
         }
         db.execute(statements.toArray(new String[0]));
     }
@@ -527,7 +598,8 @@ class BadInputTest {
     /** Every table's rows (the start of each row's text and its md5, sorted), in both schemas of the variant. */
     private static String rows(TestDatabase db, String schema) throws SQLException {
         StringBuilder out = new StringBuilder();
-        try (Connection c = db.bare(); Statement st = c.createStatement()) {
+        try (Connection c = db.bare();
+                Statement st = c.createStatement()) {
             for (String s : List.of(schema, schema + "_x")) {
                 List<String> tables = new ArrayList<>();
                 try (ResultSet rs = st.executeQuery("SELECT quote_ident(table_name) FROM information_schema.tables"
@@ -538,8 +610,8 @@ class BadInputTest {
                 }
                 for (String table : tables) {
                     out.append(table).append(": ");
-                    try (ResultSet rs = st.executeQuery("SELECT left(r::text, 60) || ' ' || md5(r::text) FROM " + s + "."
-                            + table + " r ORDER BY 1")) {
+                    try (ResultSet rs = st.executeQuery("SELECT left(r::text, 60) || ' ' || md5(r::text) FROM " + s
+                            + "." + table + " r ORDER BY 1")) {
                         while (rs.next()) {
                             out.append(rs.getString(1)).append(" | ");
                         }

@@ -32,23 +32,39 @@ class BoundsTest {
 
     @Test
     void parseCacheAndWriteBufferStayBoundedOnA64MegabyteHeap(TestDatabase db) throws Exception {
-        db.execute("CREATE TABLE bounds_lit (id int, v text)", "CREATE TABLE bounds_big (id int, v text)",
+        db.execute(
+                "CREATE TABLE bounds_lit (id int, v text)",
+                "CREATE TABLE bounds_big (id int, v text)",
                 "CREATE TABLE bounds_rows (id int, v text)");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx64m", "-XX:+ExitOnOutOfMemoryError", "-cp", classpath,
-                BoundsWorkload.class.getName(), db.flushlessUrl(), db.credentials().getProperty("user", "")));
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx64m",
+                "-XX:+ExitOnOutOfMemoryError",
+                "-cp",
+                classpath,
+                BoundsWorkload.class.getName(),
+                db.flushlessUrl(),
+                db.credentials().getProperty("user", "")));
         Path log = Files.createTempFile("flushless-bounds", ".log");
         try {
-            Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process child = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
             boolean ended = child.waitFor(10, TimeUnit.MINUTES); // a guard against a hang, not a time assertion
             if (!ended) {
                 child.destroyForcibly();
             }
             String output = Files.readString(log, StandardCharsets.UTF_8);
-            System.out.println(output.lines().filter(l -> l.startsWith("BOUNDS")).reduce("", (a, b) -> a + b + "\n"));
+            System.out.println(
+                    output.lines().filter(l -> l.startsWith("BOUNDS")).reduce("", (a, b) -> a + b + "\n"));
             assertTrue(ended, "the bounds workload did not end:\n" + output);
-            assertEquals(0, child.exitValue(), "the bounds workload failed (exit " + child.exitValue() + "):\n" + tail(output));
+            assertEquals(
+                    0,
+                    child.exitValue(),
+                    "the bounds workload failed (exit " + child.exitValue() + "):\n" + tail(output));
             assertTrue(output.contains("BOUNDS OK"), output);
         } finally {
             Files.deleteIfExists(log);

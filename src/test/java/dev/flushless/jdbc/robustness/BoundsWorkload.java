@@ -24,13 +24,13 @@ public final class BoundsWorkload {
 
     /** flushless.parseCacheSize of the child's first connection, which sizes the driver-wide cache. */
     static final int CACHE = 200;
+
     static final int MAX_ROWS = 2000;
     static final int MAX_BYTES = 2 * 1024 * 1024;
     /** Characters of a large literal (about 50 KB; a cache or buffer holding a thousand of them would not fit). */
     static final int BIG = 50_000;
 
-    private BoundsWorkload() {
-    }
+    private BoundsWorkload() {}
 
     public static void main(String[] args) throws Exception {
         String url = args[0] + (args[0].contains("?") ? "&" : "?") + "flushless.parseCacheSize=" + CACHE
@@ -61,9 +61,14 @@ public final class BoundsWorkload {
 
     private static void phase(String what, long start) {
         Runtime rt = Runtime.getRuntime();
-        System.out.printf("BOUNDS %s: done at %d ms; parse cache %d entries, %d chars; heap used %d MB of %d MB%n", what,
-                (System.nanoTime() - start) / 1_000_000, WrapperInternals.parseCacheEntries(),
-                WrapperInternals.parseCacheChars(), (rt.totalMemory() - rt.freeMemory()) >> 20, rt.maxMemory() >> 20);
+        System.out.printf(
+                "BOUNDS %s: done at %d ms; parse cache %d entries, %d chars; heap used %d MB of %d MB%n",
+                what,
+                (System.nanoTime() - start) / 1_000_000,
+                WrapperInternals.parseCacheEntries(),
+                WrapperInternals.parseCacheChars(),
+                (rt.totalMemory() - rt.freeMemory()) >> 20,
+                rt.maxMemory() >> 20);
         checkCache(what);
     }
 
@@ -82,8 +87,8 @@ public final class BoundsWorkload {
         long rows = WrapperInternals.bufferedRows(c);
         long bytes = WrapperInternals.bufferedBytes(c);
         if (rows > MAX_ROWS || bytes > MAX_BYTES) {
-            throw new AssertionError(when + ": " + rows + " rows / " + bytes + " bytes buffered; bounds are "
-                    + MAX_ROWS + " rows and " + MAX_BYTES + " bytes");
+            throw new AssertionError(when + ": " + rows + " rows / " + bytes + " bytes buffered; bounds are " + MAX_ROWS
+                    + " rows and " + MAX_BYTES + " bytes");
         }
     }
 
@@ -123,7 +128,8 @@ public final class BoundsWorkload {
                 checkBuffer(c, "INSERT with a large literal " + i);
                 long held = WrapperInternals.bufferedRows(c) * (long) BIG;
                 if (held > MAX_BYTES) {
-                    throw new AssertionError("INSERT with a large literal " + i + ": " + WrapperInternals.bufferedRows(c)
+                    throw new AssertionError("INSERT with a large literal " + i + ": "
+                            + WrapperInternals.bufferedRows(c)
                             + " buffered texts of " + BIG + " characters exceed flushless.maxBufferedBytes=" + MAX_BYTES
                             + " (the estimate counts " + WrapperInternals.bufferedBytes(c) + " bytes)");
                 }
@@ -178,7 +184,8 @@ public final class BoundsWorkload {
 
     private static void distinctPreparedTexts(Connection c, int n) throws SQLException {
         for (int i = 0; i < n; i++) {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO bounds_lit (id, v) VALUES (?, ? || '" + i + "')")) {
+            try (PreparedStatement ps =
+                    c.prepareStatement("INSERT INTO bounds_lit (id, v) VALUES (?, ? || '" + i + "')")) {
                 for (int r = 0; r < 2; r++) {
                     ps.setInt(1, -i);
                     ps.setString(2, "p");
@@ -208,7 +215,8 @@ public final class BoundsWorkload {
     }
 
     private static void expectRows(Connection c, String table, long n) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
             rs.next();
             if (rs.getLong(1) != n) {
                 throw new AssertionError(table + " holds " + rs.getLong(1) + " rows, expected " + n);

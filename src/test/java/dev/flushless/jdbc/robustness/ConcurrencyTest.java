@@ -65,11 +65,18 @@ class ConcurrencyTest {
     private static final int COUNTERS = 4;
 
     @ParameterizedTest(name = "{0}, pool {1}")
-    @CsvSource({"bare, in front of pgjdbc", "batch, in front of Flushless", "batch, behind Flushless",
-            "transaction, in front of Flushless", "transaction, behind Flushless"})
+    @CsvSource({
+        "bare, in front of pgjdbc",
+        "batch, in front of Flushless",
+        "batch, behind Flushless",
+        "transaction, in front of Flushless",
+        "transaction, behind Flushless"
+    })
     void sixteenThreadsOnAPoolOfEight(String mode, String layering, TestDatabase db) throws Exception {
         String schema = ("cc_" + mode + "_" + layering.split(" ")[0]).toLowerCase(Locale.ROOT);
-        db.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE", "CREATE SCHEMA " + schema,
+        db.execute(
+                "DROP SCHEMA IF EXISTS " + schema + " CASCADE",
+                "CREATE SCHEMA " + schema,
                 "CREATE TABLE " + schema + ".items (id bigint PRIMARY KEY, owner int NOT NULL, version int NOT NULL,"
                         + " qty int NOT NULL)",
                 "CREATE TABLE " + schema + ".events (seq bigserial PRIMARY KEY, owner int NOT NULL, k bigint NOT NULL,"
@@ -112,13 +119,17 @@ class ConcurrencyTest {
         for (List<String> row : db.rows("SELECT id, owner, version, qty FROM " + schema + ".items")) {
             actualItems.put(Long.parseLong(row.get(0)), row.get(1) + "/" + row.get(2) + "/" + row.get(3));
         }
-        assertEquals(expectedItems, actualItems, mode + ", " + layering + ": items differ from what the threads committed");
+        assertEquals(
+                expectedItems, actualItems, mode + ", " + layering + ": items differ from what the threads committed");
         Map<String, Long> actualEvents = new TreeMap<>();
         for (List<String> row : db.rows("SELECT owner, k, count(*) FROM " + schema + ".events GROUP BY owner, k")) {
             actualEvents.put(row.get(0) + ":" + row.get(1), Long.parseLong(row.get(2)));
         }
-        assertEquals(expectedEvents, actualEvents, mode + ", " + layering
-                + ": events (owner:key -> copies) differ from what the threads committed (lost or duplicated rows)");
+        assertEquals(
+                expectedEvents,
+                actualEvents,
+                mode + ", " + layering
+                        + ": events (owner:key -> copies) differ from what the threads committed (lost or duplicated rows)");
         long[] counters = new long[COUNTERS];
         for (List<String> row : db.rows("SELECT id, n FROM " + schema + ".counters ORDER BY id")) {
             counters[Integer.parseInt(row.get(0))] = Long.parseLong(row.get(1));
@@ -127,7 +138,8 @@ class ConcurrencyTest {
         for (int i = 0; i < COUNTERS; i++) {
             committed[i] = committedIncrements.get(i);
         }
-        assertArrayEquals(committed, counters, mode + ", " + layering + ": counters differ from the committed increments");
+        assertArrayEquals(
+                committed, counters, mode + ", " + layering + ": counters differ from the committed increments");
         System.out.println("[concurrency] " + mode + ", pool " + layering + ": " + expectedItems.size() + " items, "
                 + expectedEvents.size() + " events, deadlocks retried on the shared counters: " + deadlocks.get());
     }
@@ -152,7 +164,8 @@ class ConcurrencyTest {
             if (layering.contains("in front")) {
                 // HikariCP keeps Flushless connections (FlushlessDataSource configured by URL)
                 FlushlessDataSource flushless = new FlushlessDataSource();
-                flushless.setUrl(db.flushlessUrl("flushless.mode=" + mode + "&currentSchema=" + schema + "&socketTimeout=120"));
+                flushless.setUrl(
+                        db.flushlessUrl("flushless.mode=" + mode + "&currentSchema=" + schema + "&socketTimeout=120"));
                 flushless.setUser(user);
                 config.setDataSource(flushless);
                 HikariDataSource pool = new HikariDataSource(config);
@@ -185,10 +198,16 @@ class ConcurrencyTest {
         final Map<Long, int[]> items = new TreeMap<>();
         /** Keys of committed events (each exactly once). */
         final List<Long> events = new ArrayList<>();
+
         private long nextId;
         private final java.util.Random random;
 
-        Worker(int owner, DataSource dataSource, String mode, AtomicLongArray committedIncrements, AtomicLong deadlocks) {
+        Worker(
+                int owner,
+                DataSource dataSource,
+                String mode,
+                AtomicLongArray committedIncrements,
+                AtomicLong deadlocks) {
             this.owner = owner;
             this.dataSource = dataSource;
             this.mode = mode;
@@ -220,7 +239,8 @@ class ConcurrencyTest {
         private Connection borrow() throws SQLException {
             Connection c = dataSource.getConnection();
             if (flushless) {
-                assertEquals(FlushlessConfig.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
+                assertEquals(
+                        FlushlessConfig.Mode.valueOf(mode.toUpperCase(Locale.ROOT)),
                         c.unwrap(FlushlessConnection.class).flushlessConfig().mode());
             }
             assertTrue(c.getAutoCommit(), "a borrowed connection starts in autocommit");
@@ -235,15 +255,20 @@ class ConcurrencyTest {
         private void assertIssued(FlushlessReport before, Connection c, long issued, String what) throws SQLException {
             if (flushless) {
                 FlushlessReport after = report(c);
-                assertEquals(issued, after.statementsIssued() - before.statementsIssued(), what
-                        + ": statements counted on this connection while thread " + owner + " held it (before " + before
-                        + ", after " + after + ")");
+                assertEquals(
+                        issued,
+                        after.statementsIssued() - before.statementsIssued(),
+                        what
+                                + ": statements counted on this connection while thread " + owner + " held it (before "
+                                + before
+                                + ", after " + after + ")");
             }
         }
 
         private void batchInsertItems() throws SQLException {
             try (Connection c = borrow();
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)")) {
                 FlushlessReport before = report(c);
                 List<Long> ids = new ArrayList<>();
                 for (int r = 0; r < 20; r++) {
@@ -268,7 +293,8 @@ class ConcurrencyTest {
             try (Connection c = borrow()) {
                 c.setAutoCommit(false);
                 List<Long> newEvents = new ArrayList<>();
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
                     for (int r = 0; r < 10; r++) {
                         long k = nextId++;
                         ps.setInt(1, owner);
@@ -279,7 +305,8 @@ class ConcurrencyTest {
                     }
                 }
                 Map<Long, int[]> newItems = new TreeMap<>();
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)")) {
                     for (int r = 0; r < 5; r++) {
                         long id = nextId++;
                         ps.setLong(1, id);
@@ -294,8 +321,10 @@ class ConcurrencyTest {
                 try (Statement st = c.createStatement()) {
                     long k1 = nextId++;
                     long k2 = nextId++;
-                    st.addBatch("INSERT INTO events (owner, k, payload) VALUES (" + owner + ", " + k1 + ", 'text batch')");
-                    st.addBatch("INSERT INTO events (owner, k, payload) VALUES (" + owner + ", " + k2 + ", 'text batch')");
+                    st.addBatch(
+                            "INSERT INTO events (owner, k, payload) VALUES (" + owner + ", " + k1 + ", 'text batch')");
+                    st.addBatch(
+                            "INSERT INTO events (owner, k, payload) VALUES (" + owner + ", " + k2 + ", 'text batch')");
                     assertArrayEquals(ones(2), st.executeBatch());
                     newEvents.add(k1);
                     newEvents.add(k2);
@@ -313,7 +342,8 @@ class ConcurrencyTest {
                 return;
             }
             try (Connection c = borrow();
-                 PreparedStatement ps = c.prepareStatement("UPDATE items SET qty = ?, version = ? WHERE id = ? AND version = ?")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("UPDATE items SET qty = ?, version = ? WHERE id = ? AND version = ?")) {
                 c.setAutoCommit(!inTransaction);
                 int[] expected = new int[ids.size() + 1];
                 for (int r = 0; r < ids.size(); r++) {
@@ -347,7 +377,7 @@ class ConcurrencyTest {
         private void deletes() throws SQLException {
             List<Long> ids = someItems(5);
             try (Connection c = borrow();
-                 PreparedStatement ps = c.prepareStatement("DELETE FROM items WHERE id = ? AND owner = ?")) {
+                    PreparedStatement ps = c.prepareStatement("DELETE FROM items WHERE id = ? AND owner = ?")) {
                 for (long id : ids) {
                     ps.setLong(1, id);
                     ps.setInt(2, owner);
@@ -366,8 +396,9 @@ class ConcurrencyTest {
         private void upserts() throws SQLException {
             List<Long> existing = someItems(3);
             try (Connection c = borrow();
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)"
-                         + " ON CONFLICT (id) DO UPDATE SET qty = excluded.qty, version = items.version + 1")) {
+                    PreparedStatement ps = c.prepareStatement(
+                            "INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)"
+                                    + " ON CONFLICT (id) DO UPDATE SET qty = excluded.qty, version = items.version + 1")) {
                 Map<Long, int[]> after = new TreeMap<>();
                 List<Long> keys = new ArrayList<>(existing);
                 for (int r = 0; r < 3; r++) {
@@ -403,7 +434,8 @@ class ConcurrencyTest {
             try (Connection c = borrow()) {
                 c.setAutoCommit(false);
                 List<Long> pendingEvents = new ArrayList<>(events);
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
                     for (int r = 0; r < 4; r++) {
                         long k = nextId++;
                         ps.setInt(1, owner);
@@ -436,7 +468,8 @@ class ConcurrencyTest {
         private void abandoned() throws SQLException {
             try (Connection c = borrow()) {
                 c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)")) {
                     for (int r = 0; r < 3; r++) {
                         ps.setInt(1, owner);
                         ps.setLong(2, nextId++);
@@ -455,8 +488,9 @@ class ConcurrencyTest {
                 try (Connection c = borrow()) {
                     c.setAutoCommit(false);
                     long k = nextId++;
-                    try (PreparedStatement ev = c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)");
-                         PreparedStatement ps = c.prepareStatement("UPDATE counters SET n = n + ? WHERE id = ?")) {
+                    try (PreparedStatement ev =
+                                    c.prepareStatement("INSERT INTO events (owner, k, payload) VALUES (?, ?, ?)");
+                            PreparedStatement ps = c.prepareStatement("UPDATE counters SET n = n + ? WHERE id = ?")) {
                         ev.setInt(1, owner);
                         ev.setLong(2, k);
                         ev.setString(3, "counter");
@@ -469,8 +503,9 @@ class ConcurrencyTest {
                         assertArrayEquals(ones(last - first + 1), ps.executeBatch());
                         c.commit();
                     } catch (SQLException e) {
-                        if (!"40P01".equals(e.getSQLState()) && !(e.getNextException() != null
-                                && "40P01".equals(e.getNextException().getSQLState()))) {
+                        if (!"40P01".equals(e.getSQLState())
+                                && !(e.getNextException() != null
+                                        && "40P01".equals(e.getNextException().getSQLState()))) {
                             throw e;
                         }
                         deadlocks.incrementAndGet();
@@ -496,12 +531,18 @@ class ConcurrencyTest {
         }
 
         private String readItems(Connection c) throws SQLException {
-            try (PreparedStatement q = c.prepareStatement("SELECT id, version, qty FROM items WHERE owner = ? ORDER BY id")) {
+            try (PreparedStatement q =
+                    c.prepareStatement("SELECT id, version, qty FROM items WHERE owner = ? ORDER BY id")) {
                 q.setInt(1, owner);
                 StringBuilder out = new StringBuilder();
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {
-                        out.append(rs.getLong(1)).append('/').append(rs.getInt(2)).append('/').append(rs.getInt(3)).append(' ');
+                        out.append(rs.getLong(1))
+                                .append('/')
+                                .append(rs.getInt(2))
+                                .append('/')
+                                .append(rs.getInt(3))
+                                .append(' ');
                     }
                 }
                 return out.toString();
@@ -523,7 +564,13 @@ class ConcurrencyTest {
 
         private static String itemsAsText(Map<Long, int[]> items) {
             StringBuilder out = new StringBuilder();
-            new TreeMap<>(items).forEach((id, vq) -> out.append(id).append('/').append(vq[0]).append('/').append(vq[1]).append(' '));
+            new TreeMap<>(items)
+                    .forEach((id, vq) -> out.append(id)
+                            .append('/')
+                            .append(vq[0])
+                            .append('/')
+                            .append(vq[1])
+                            .append(' '));
             return out.toString();
         }
 

@@ -56,7 +56,8 @@ class FaultInjectionTest {
 
     @BeforeAll
     static void schema(TestDatabase db) throws SQLException {
-        db.execute("CREATE TABLE fi_rows (run text, id int, v text, PRIMARY KEY (run, id))",
+        db.execute(
+                "CREATE TABLE fi_rows (run text, id int, v text, PRIMARY KEY (run, id))",
                 "CREATE TABLE fi_other (run text, id int, n int NOT NULL, PRIMARY KEY (run, id))",
                 "CREATE TABLE fi_counter (run text PRIMARY KEY, n int NOT NULL)");
     }
@@ -223,7 +224,9 @@ class FaultInjectionTest {
             s.step("commit", c::commit);
         });
         long rows = rowCount(db, "fi_rows", run);
-        assertEquals(rows, count(db, "SELECT n FROM fi_counter WHERE run = '" + run + "'"),
+        assertEquals(
+                rows,
+                count(db, "SELECT n FROM fi_counter WHERE run = '" + run + "'"),
                 "the UPDATE sent earlier and the buffered INSERTs commit together");
         s.verify(rows, ROWS);
     }
@@ -262,7 +265,9 @@ class FaultInjectionTest {
      * second request carrying the batch's statements.
      */
     @ParameterizedTest
-    @EnumSource(value = Cut.class, names = {"BEFORE_REQUEST", "MID_REQUEST", "BEFORE_REPLY"})
+    @EnumSource(
+            value = Cut.class,
+            names = {"BEFORE_REQUEST", "MID_REQUEST", "BEFORE_REPLY"})
     void autocommitBatchOfMoreStatementsThanOneSyncCarries(Cut cut, TestDatabase db) throws Exception {
         String run = runName("auto-large-", cut);
         int rows = 300;
@@ -289,7 +294,9 @@ class FaultInjectionTest {
      * The fused commit must still be all or nothing when the connection dies at the second request.
      */
     @ParameterizedTest
-    @EnumSource(value = Cut.class, names = {"BEFORE_REQUEST", "MID_REQUEST", "BEFORE_REPLY"})
+    @EnumSource(
+            value = Cut.class,
+            names = {"BEFORE_REQUEST", "MID_REQUEST", "BEFORE_REPLY"})
     void fusedCommitOfMoreStatementsThanOneSyncCarries(Cut cut, TestDatabase db) throws Exception {
         String run = runName("fused-large-", cut);
         int pairs = 300;
@@ -314,14 +321,17 @@ class FaultInjectionTest {
     @org.junit.jupiter.api.Test
     void autocommitBatchFailingAfterPgjdbcsForcedSyncIsUndoneAsAWhole(TestDatabase db) throws Exception {
         int rows = 300;
-        db.execute("CREATE TABLE fi_split_bare (id int PRIMARY KEY, v text)", "CREATE TABLE fi_split_fl (id int PRIMARY KEY, v text)",
-                "INSERT INTO fi_split_bare VALUES (10000, 'taken')", "INSERT INTO fi_split_fl VALUES (10000, 'taken')");
+        db.execute(
+                "CREATE TABLE fi_split_bare (id int PRIMARY KEY, v text)",
+                "CREATE TABLE fi_split_fl (id int PRIMARY KEY, v text)",
+                "INSERT INTO fi_split_bare VALUES (10000, 'taken')",
+                "INSERT INTO fi_split_fl VALUES (10000, 'taken')");
         List<String> observed = new ArrayList<>();
         for (String table : List.of("fi_split_bare", "fi_split_fl")) {
             Properties properties = db.credentials();
             String url = table.endsWith("bare") ? db.pgjdbcUrl() : db.flushlessUrl("flushless.maxRowsPerStatement=1");
             try (Connection c = DriverManager.getConnection(url, properties);
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)")) {
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)")) {
                 for (int i = 0; i < rows; i++) {
                     ps.setInt(1, i == rows - 1 ? 10000 : i); // the last row collides
                     ps.setString(2, "v" + i);
@@ -344,15 +354,16 @@ class FaultInjectionTest {
      */
     @ParameterizedTest
     @org.junit.jupiter.params.provider.ValueSource(strings = {"prepared", "prepared in a transaction", "statement"})
-    void lostConnectionDuringExecuteBatchIsABatchUpdateExceptionAsInPgjdbc(String shape, TestDatabase db) throws Exception {
+    void lostConnectionDuringExecuteBatchIsABatchUpdateExceptionAsInPgjdbc(String shape, TestDatabase db)
+            throws Exception {
         String table = "fi_lost_" + shape.replace(' ', '_');
         db.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v text)");
         List<String> observed = new ArrayList<>();
         for (String url : List.of(db.pgjdbcUrl(), db.flushlessUrl("flushless.mode=batch"))) {
             try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
-                 Connection c = DriverManager.getConnection(proxy.proxiedUrl(url), db.credentials());
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)");
-                 Statement st = c.createStatement()) {
+                    Connection c = DriverManager.getConnection(proxy.proxiedUrl(url), db.credentials());
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, v) VALUES (?, ?)");
+                    Statement st = c.createStatement()) {
                 c.setAutoCommit(!shape.endsWith("transaction"));
                 for (int i = 0; i < 6; i++) {
                     ps.setInt(1, i);
@@ -361,11 +372,16 @@ class FaultInjectionTest {
                     st.addBatch("INSERT INTO " + table + " (id, v) VALUES (" + (100 + i) + ", 'v')");
                 }
                 proxy.cut(Cut.BEFORE_REQUEST, "INSERT INTO " + table);
-                SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
-                        shape.startsWith("prepared") ? ps::executeBatch : st::executeBatch);
+                SQLException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        SQLException.class, shape.startsWith("prepared") ? ps::executeBatch : st::executeBatch);
                 observed.add(e.getClass().getSimpleName() + " " + e.getSQLState() + " "
-                        + (e instanceof java.sql.BatchUpdateException b ? Arrays.toString(b.getUpdateCounts()) : "no counts")
-                        + " next " + (e.getNextException() == null ? null : e.getNextException().getSQLState()));
+                        + (e instanceof java.sql.BatchUpdateException b
+                                ? Arrays.toString(b.getUpdateCounts())
+                                : "no counts")
+                        + " next "
+                        + (e.getNextException() == null
+                                ? null
+                                : e.getNextException().getSQLState()));
             }
         }
         assertEquals(observed.get(0), observed.get(1), shape + ": bare pgjdbc, then Flushless");
@@ -404,7 +420,8 @@ class FaultInjectionTest {
     /** Checks that the batch the scenario cut really was coalesced (counted as a rewrite once it succeeded). */
     private static void assertCoalesced(Scenario s, String kind) {
         if (s.failure == null) {
-            assertTrue(s.rewrites.keySet().stream().anyMatch(k -> k.contains(kind)),
+            assertTrue(
+                    s.rewrites.keySet().stream().anyMatch(k -> k.contains(kind)),
                     s.run + ": expected a coalesced " + kind + " batch, rewrites: " + s.rewrites);
         }
     }
@@ -443,6 +460,7 @@ class FaultInjectionTest {
         int commitStep;
         /** The step whose round trip carries the marker. */
         int faultStep;
+
         final List<String> steps = new ArrayList<>();
         int failedStep = -1;
         SQLException failure;
@@ -486,8 +504,8 @@ class FaultInjectionTest {
             try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0)) {
                 Properties properties = db.credentials();
                 properties.setProperty("socketTimeout", "30"); // a hang fails the test instead of blocking it
-                Connection c = DriverManager.getConnection(proxy.proxiedUrl(db.flushlessUrl("flushless.mode=" + mode)),
-                        properties);
+                Connection c = DriverManager.getConnection(
+                        proxy.proxiedUrl(db.flushlessUrl("flushless.mode=" + mode)), properties);
                 try {
                     FlushlessConnection flushless = c.unwrap(FlushlessConnection.class);
                     proxy.cut(cut, marker, occurrence);
@@ -520,7 +538,9 @@ class FaultInjectionTest {
             String what = run + " (steps " + steps + ", failed at " + (failedStep < 0 ? "none" : steps.get(failedStep))
                     + (failure == null ? "" : ": " + failure) + ")";
             assertTrue(fired, what + ": the fault never fired (marker " + marker + " not seen)");
-            assertTrue(found == 0 || found == all, what + ": " + found + " of " + all + " rows committed: not all or nothing");
+            assertTrue(
+                    found == 0 || found == all,
+                    what + ": " + found + " of " + all + " rows committed: not all or nothing");
             if (failure != null) {
                 assertConnectionClass(failure, what);
             } else {
@@ -544,18 +564,27 @@ class FaultInjectionTest {
                     assertEquals(0, found, what + ": the server never saw a complete request, nothing may commit");
                     break;
                 case BEFORE_REPLY:
-                    assertEquals(faultStep, failedStep, what + ": the step whose reply was lost must fail (08), not succeed");
-                    assertEquals(commitsInFaultedRequest ? all : 0, found, what + (commitsInFaultedRequest
-                            ? ": the server finished the committing request, so the rows are there (the client cannot know)"
-                            : ": the server rolls back an open transaction when the connection dies"));
+                    assertEquals(
+                            faultStep,
+                            failedStep,
+                            what + ": the step whose reply was lost must fail (08), not succeed");
+                    assertEquals(
+                            commitsInFaultedRequest ? all : 0,
+                            found,
+                            what
+                                    + (commitsInFaultedRequest
+                                            ? ": the server finished the committing request, so the rows are there (the client cannot know)"
+                                            : ": the server rolls back an open transaction when the connection dies"));
                     break;
                 case AFTER_REPLY:
                     if (commitsInFaultedRequest) {
                         assertNull(failure, what + ": the reply arrived, the call must succeed");
                         assertEquals(all, found, what);
                     } else {
-                        // the faulted step may talk to the server again after the cut request (a flush, then its SELECT)
-                        assertTrue(failedStep >= faultStep && failedStep <= commitStep,
+                        // the faulted step may talk to the server again after the cut request (a flush, then its
+                        // SELECT)
+                        assertTrue(
+                                failedStep >= faultStep && failedStep <= commitStep,
                                 what + ": a step must fail with 08, at the latest commit()");
                         assertEquals(0, found, what + ": nothing was committed when the connection died");
                     }
@@ -567,7 +596,9 @@ class FaultInjectionTest {
 
         private static void assertConnectionClass(SQLException e, String what) {
             assertNotNull(e.getSQLState(), what + ": SQLState missing on " + e);
-            assertTrue(e.getSQLState().startsWith("08"), what + ": expected SQLState class 08, got " + e.getSQLState() + ": " + e);
+            assertTrue(
+                    e.getSQLState().startsWith("08"),
+                    what + ": expected SQLState class 08, got " + e.getSQLState() + ": " + e);
         }
     }
 }

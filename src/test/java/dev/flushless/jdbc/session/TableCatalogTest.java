@@ -52,12 +52,15 @@ class TableCatalogTest {
     @Test
     void columnDefaultsThatMayDrawFromASequence(TestDatabase db) throws SQLException {
         int version;
-        try (Connection c = db.bare(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+        try (Connection c = db.bare();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW server_version_num")) {
             rs.next();
             version = Integer.parseInt(rs.getString(1));
         }
-        db.execute("CREATE SEQUENCE catalog_seq", "CREATE FUNCTION catalog_f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+        db.execute(
+                "CREATE SEQUENCE catalog_seq",
+                "CREATE FUNCTION catalog_f() RETURNS int LANGUAGE sql AS 'SELECT 1'",
                 "CREATE FUNCTION catalog_plus(int, int) RETURNS int LANGUAGE sql AS 'SELECT $1 + $2'",
                 "CREATE OPERATOR #~# (LEFTARG = int, RIGHTARG = int, FUNCTION = catalog_plus)");
         Map<String, Boolean> cases = defaults(version);
@@ -73,9 +76,14 @@ class TableCatalogTest {
             for (Map.Entry<String, Boolean> entry : cases.entrySet()) {
                 TableCatalog.TableInfo info = catalog.lookup(c, tables.get(entry.getKey()));
                 assertNull(info.kindProblem(), entry.getKey());
-                assertEquals(entry.getValue(), info.drawsFromSequences(), "drawsFromSequences of a column " + entry.getKey());
+                assertEquals(
+                        entry.getValue(),
+                        info.drawsFromSequences(),
+                        "drawsFromSequences of a column " + entry.getKey());
                 ConflictFacts facts = catalog.conflictFacts(c, info);
-                assertEquals(entry.getValue(), facts.columns().get("c").drawsFromSequence(),
+                assertEquals(
+                        entry.getValue(),
+                        facts.columns().get("c").drawsFromSequence(),
                         "the conflict facts' column of " + entry.getKey());
             }
         }
@@ -89,7 +97,8 @@ class TableCatalogTest {
     @Test
     void aLookupInsideATransactionLeavesItAsItWas(TestDatabase db) throws SQLException {
         TableCatalog catalog = new TableCatalog();
-        try (Connection c = db.bare(); Statement s = c.createStatement()) {
+        try (Connection c = db.bare();
+                Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("CREATE TABLE made_here (id int PRIMARY KEY, v text DEFAULT 'v')");
             s.execute("INSERT INTO made_here (id) VALUES (1)");
@@ -103,8 +112,9 @@ class TableCatalogTest {
             }
             c.rollback();
         }
-        try (Connection c = db.bare(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT to_regclass('made_here') IS NULL")) {
+        try (Connection c = db.bare();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT to_regclass('made_here') IS NULL")) {
             rs.next();
             assertTrue(rs.getBoolean(1), "the rolled-back transaction's table is gone: the lookup committed nothing");
         }

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DriverWithoutSpringTest {
 
     private static Path locationOf(Class<?> type) throws Exception {
-        return Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        return Paths.get(
+                type.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     @Test
@@ -69,7 +70,8 @@ class DriverWithoutSpringTest {
             locationOf(net.sf.jsqlparser.parser.CCJSqlParserUtil.class).toUri().toURL(),
         };
         try (URLClassLoader loader = new URLClassLoader("no-spring", path, ClassLoader.getPlatformClassLoader())) {
-            assertThrows(ClassNotFoundException.class,
+            assertThrows(
+                    ClassNotFoundException.class,
                     () -> loader.loadClass("org.springframework.core.env.PropertySource"));
             Driver flushless = null;
             for (Driver driver : ServiceLoader.load(Driver.class, loader)) {
@@ -80,10 +82,13 @@ class DriverWithoutSpringTest {
             assertTrue(flushless != null, "FlushlessDriver is not registered through META-INF/services");
             assertTrue(flushless.getClass().getClassLoader() == loader);
             try (Connection c = flushless.connect(db.flushlessUrl(), db.credentials());
-                    Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 7")) {
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT 7")) {
                 assertTrue(rs.next());
                 assertEquals(7, rs.getInt(1));
-                assertEquals("dev.flushless.jdbc.wrapper.WrappedConnection", c.getClass().getName());
+                assertEquals(
+                        "dev.flushless.jdbc.wrapper.WrappedConnection",
+                        c.getClass().getName());
                 // A batch, so that the SQL analysis (JSqlParser) runs too.
                 s.execute("CREATE TEMP TABLE no_spring (id int PRIMARY KEY)");
                 try (PreparedStatement insert = c.prepareStatement("INSERT INTO no_spring (id) VALUES (?)")) {

@@ -43,7 +43,8 @@ class FlushlessDriverClassNamesTest {
     /** What DataSourceAutoConfiguration hands HikariCP: DataSourceProperties.determineDriverClassName(). */
     private static String dataSourceDriver(StandardEnvironment environment) throws Exception {
         DataSourceProperties properties = Binder.get(environment)
-                .bind("spring.datasource", DataSourceProperties.class).orElseGet(DataSourceProperties::new);
+                .bind("spring.datasource", DataSourceProperties.class)
+                .orElseGet(DataSourceProperties::new);
         properties.afterPropertiesSet();
         return properties.determineDriverClassName();
     }
@@ -59,9 +60,12 @@ class FlushlessDriverClassNamesTest {
     @Test
     void withoutTheIntegrationBootCannotDetermineTheDriver() {
         StandardEnvironment environment = new StandardEnvironment();
-        environment.getPropertySources().addFirst(new MapPropertySource("application",
-                Map.of("spring.datasource.url", URL)));
-        DataSourceProperties properties = Binder.get(environment).bind("spring.datasource", DataSourceProperties.class).get();
+        environment
+                .getPropertySources()
+                .addFirst(new MapPropertySource("application", Map.of("spring.datasource.url", URL)));
+        DataSourceProperties properties = Binder.get(environment)
+                .bind("spring.datasource", DataSourceProperties.class)
+                .get();
         Exception e = assertThrows(Exception.class, () -> {
             properties.afterPropertiesSet();
             properties.determineDriverClassName();
@@ -71,63 +75,85 @@ class FlushlessDriverClassNamesTest {
 
     @Test
     void theDelegatesDriverIsReplaced() throws Exception {
-        for (String delegate : new String[] {"org.postgresql.Driver", "com.yugabyte.Driver", " org.postgresql.Driver "}) {
-            StandardEnvironment environment = environment("spring.datasource.url", URL,
-                    "spring.datasource.driver-class-name", delegate);
+        for (String delegate :
+                new String[] {"org.postgresql.Driver", "com.yugabyte.Driver", " org.postgresql.Driver "}) {
+            StandardEnvironment environment =
+                    environment("spring.datasource.url", URL, "spring.datasource.driver-class-name", delegate);
             assertEquals(FLUSHLESS, dataSourceDriver(environment), delegate);
         }
         // Relaxed names: YAML's camel case, the environment variables of a container.
-        assertEquals(FLUSHLESS, dataSourceDriver(environment("spring.datasource.url", URL,
-                "spring.datasource.driverClassName", "org.postgresql.Driver")));
+        assertEquals(
+                FLUSHLESS,
+                dataSourceDriver(environment(
+                        "spring.datasource.url", URL, "spring.datasource.driverClassName", "org.postgresql.Driver")));
         StandardEnvironment fromVariables = new StandardEnvironment();
-        fromVariables.getPropertySources().addFirst(new SystemEnvironmentPropertySource("variables", Map.of(
-                "SPRING_DATASOURCE_URL", URL, "SPRING_DATASOURCE_DRIVERCLASSNAME", "org.postgresql.Driver")));
+        fromVariables
+                .getPropertySources()
+                .addFirst(new SystemEnvironmentPropertySource(
+                        "variables",
+                        Map.of(
+                                "SPRING_DATASOURCE_URL",
+                                URL,
+                                "SPRING_DATASOURCE_DRIVERCLASSNAME",
+                                "org.postgresql.Driver")));
         new FlushlessEnvironmentPostProcessor().postProcessEnvironment(fromVariables, new SpringApplication());
         assertEquals(FLUSHLESS, dataSourceDriver(fromVariables));
     }
 
     @Test
     void anotherDriverTheApplicationChoseIsKept() {
-        StandardEnvironment environment = environment("spring.datasource.url", URL,
-                "spring.datasource.driver-class-name", "com.example.TracingDriver");
+        StandardEnvironment environment = environment(
+                "spring.datasource.url", URL, "spring.datasource.driver-class-name", "com.example.TracingDriver");
         assertEquals("com.example.TracingDriver", bound(environment, "spring.datasource.driver-class-name"));
-        StandardEnvironment flushless = environment("spring.datasource.url", URL,
-                "spring.datasource.driver-class-name", FLUSHLESS);
+        StandardEnvironment flushless =
+                environment("spring.datasource.url", URL, "spring.datasource.driver-class-name", FLUSHLESS);
         assertEquals(FLUSHLESS, bound(flushless, "spring.datasource.driver-class-name"));
     }
 
     @Test
     void otherUrlsAreLeftAlone() throws Exception {
-        StandardEnvironment environment = environment("spring.datasource.url", "jdbc:postgresql://db/shop",
-                "spring.flyway.url", "jdbc:postgresql://db/shop");
+        StandardEnvironment environment = environment(
+                "spring.datasource.url", "jdbc:postgresql://db/shop", "spring.flyway.url", "jdbc:postgresql://db/shop");
         assertNull(bound(environment, "spring.datasource.driver-class-name"));
         assertNull(bound(environment, "spring.flyway.driver-class-name"));
         assertEquals("org.postgresql.Driver", dataSourceDriver(environment));
-        assertNull(bound(environment("spring.datasource.url", "jdbc:postgresql://db/shop",
-                "spring.datasource.driver-class-name", "org.postgresql.Driver"), "spring.flyway.driver-class-name"));
+        assertNull(bound(
+                environment(
+                        "spring.datasource.url",
+                        "jdbc:postgresql://db/shop",
+                        "spring.datasource.driver-class-name",
+                        "org.postgresql.Driver"),
+                "spring.flyway.driver-class-name"));
         assertNull(bound(environment(), "spring.datasource.driver-class-name"));
     }
 
     @Test
     void placeholdersAreResolved() throws Exception {
-        assertEquals(FLUSHLESS, dataSourceDriver(environment("spring.datasource.url", "${SHOP_URL}",
-                "SHOP_URL", URL)));
-        assertEquals("org.postgresql.Driver", dataSourceDriver(environment("spring.datasource.url", "${SHOP_URL}",
-                "SHOP_URL", "jdbc:postgresql://db/shop")));
+        assertEquals(FLUSHLESS, dataSourceDriver(environment("spring.datasource.url", "${SHOP_URL}", "SHOP_URL", URL)));
+        assertEquals(
+                "org.postgresql.Driver",
+                dataSourceDriver(
+                        environment("spring.datasource.url", "${SHOP_URL}", "SHOP_URL", "jdbc:postgresql://db/shop")));
     }
 
     @Test
     void flywayAndLiquibaseUrls() {
-        StandardEnvironment environment = environment("spring.datasource.url", "jdbc:postgresql://db/shop",
-                "spring.flyway.url", URL, "spring.liquibase.url", URL,
-                "spring.liquibase.driver-class-name", "org.postgresql.Driver");
+        StandardEnvironment environment = environment(
+                "spring.datasource.url",
+                "jdbc:postgresql://db/shop",
+                "spring.flyway.url",
+                URL,
+                "spring.liquibase.url",
+                URL,
+                "spring.liquibase.driver-class-name",
+                "org.postgresql.Driver");
         assertEquals(FLUSHLESS, bound(environment, "spring.flyway.driver-class-name"));
         assertEquals(FLUSHLESS, bound(environment, "spring.liquibase.driver-class-name"));
         assertNull(bound(environment, "spring.datasource.driver-class-name"));
         // Without a URL of their own they use the application's data source; a delegate's driver class named for
         // them (applied when spring.flyway.user is set) is replaced too, a missing one stays missing.
-        StandardEnvironment inherited = environment("spring.datasource.url", URL,
-                "spring.flyway.driver-class-name", "org.postgresql.Driver");
+        StandardEnvironment inherited =
+                environment("spring.datasource.url", URL, "spring.flyway.driver-class-name", "org.postgresql.Driver");
         assertEquals(FLUSHLESS, bound(inherited, "spring.flyway.driver-class-name"));
         assertNull(bound(inherited, "spring.liquibase.driver-class-name"));
     }
@@ -135,19 +161,23 @@ class FlushlessDriverClassNamesTest {
     @Test
     void poolProperties() {
         // A pool bound to its own URL after Boot built it from spring.datasource.url.
-        StandardEnvironment hikari = environment("spring.datasource.url", "jdbc:postgresql://db/shop",
-                "spring.datasource.hikari.jdbc-url", URL);
+        StandardEnvironment hikari = environment(
+                "spring.datasource.url", "jdbc:postgresql://db/shop", "spring.datasource.hikari.jdbc-url", URL);
         assertEquals(FLUSHLESS, bound(hikari, "spring.datasource.hikari.driver-class-name"));
         assertNull(bound(hikari, "spring.datasource.driver-class-name"));
-        StandardEnvironment dbcp2 = environment("spring.datasource.url", URL,
-                "spring.datasource.dbcp2.driver-class-name", "org.postgresql.Driver");
+        StandardEnvironment dbcp2 = environment(
+                "spring.datasource.url", URL, "spring.datasource.dbcp2.driver-class-name", "org.postgresql.Driver");
         assertEquals(FLUSHLESS, bound(dbcp2, "spring.datasource.dbcp2.driver-class-name"));
         assertNull(bound(dbcp2, "spring.datasource.tomcat.driver-class-name"));
         assertNull(bound(dbcp2, "spring.datasource.hikari.driver-class-name"));
         // HikariCP refuses a driver class beside a data source class.
-        StandardEnvironment dataSourceClass = environment("spring.datasource.url", URL,
-                "spring.datasource.hikari.jdbc-url", URL,
-                "spring.datasource.hikari.data-source-class-name", "dev.flushless.jdbc.FlushlessDataSource");
+        StandardEnvironment dataSourceClass = environment(
+                "spring.datasource.url",
+                URL,
+                "spring.datasource.hikari.jdbc-url",
+                URL,
+                "spring.datasource.hikari.data-source-class-name",
+                "dev.flushless.jdbc.FlushlessDataSource");
         assertNull(bound(dataSourceClass, "spring.datasource.hikari.driver-class-name"));
     }
 
@@ -156,7 +186,9 @@ class FlushlessDriverClassNamesTest {
         // A test's @DynamicPropertySource adds its source when the context is prepared, after the
         // environment post-processors ran.
         StandardEnvironment environment = environment();
-        environment.getPropertySources().addFirst(new MapPropertySource("dynamic", Map.of("spring.datasource.url", URL)));
+        environment
+                .getPropertySources()
+                .addFirst(new MapPropertySource("dynamic", Map.of("spring.datasource.url", URL)));
         assertEquals(FLUSHLESS, dataSourceDriver(environment));
     }
 
@@ -165,8 +197,11 @@ class FlushlessDriverClassNamesTest {
         StandardEnvironment environment = environment("spring.datasource.url", URL);
         new FlushlessEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
         new LegacyFlushlessEnvironmentPostProcessor().postProcessEnvironment(environment, new SpringApplication());
-        assertEquals(1, environment.getPropertySources().stream()
-                .filter(s -> s.getName().equals(FlushlessDriverClassNames.NAME)).count());
+        assertEquals(
+                1,
+                environment.getPropertySources().stream()
+                        .filter(s -> s.getName().equals(FlushlessDriverClassNames.NAME))
+                        .count());
         // Boot 4 (this test's classpath) loads both spring.factories keys: the legacy one stands aside.
         StandardEnvironment legacyOnly = new StandardEnvironment();
         new LegacyFlushlessEnvironmentPostProcessor().postProcessEnvironment(legacyOnly, new SpringApplication());

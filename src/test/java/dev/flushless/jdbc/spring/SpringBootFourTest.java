@@ -32,8 +32,8 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.logging.LoggingSystem;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.MapPropertySource;
 
@@ -49,8 +49,7 @@ class SpringBootFourTest {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {
-    }
+    static class App {}
 
     /** Boot would otherwise reconfigure java.util.logging for the whole test JVM. */
     @BeforeAll
@@ -92,8 +91,15 @@ class SpringBootFourTest {
     private record LaterSource(String url) implements ApplicationContextInitializer<ConfigurableApplicationContext> {
         @Override
         public void initialize(ConfigurableApplicationContext context) {
-            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("later", Map.of(
-                    "spring.datasource.url", url, "spring.datasource.driver-class-name", "org.postgresql.Driver")));
+            context.getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource(
+                            "later",
+                            Map.of(
+                                    "spring.datasource.url",
+                                    url,
+                                    "spring.datasource.driver-class-name",
+                                    "org.postgresql.Driver")));
         }
     }
 
@@ -111,34 +117,45 @@ class SpringBootFourTest {
         if (password != null) {
             all.add("spring.datasource.password=" + password);
         }
-        return new SpringApplicationBuilder(app).web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
+        return new SpringApplicationBuilder(app)
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
                 .properties(all.toArray(String[]::new));
     }
 
     private static void assertFlushlessPool(ConfigurableApplicationContext context) throws Exception {
         HikariDataSource pool = assertInstanceOf(HikariDataSource.class, context.getBean(DataSource.class));
         assertEquals(FlushlessDriver.class.getName(), pool.getDriverClassName());
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT 42")) {
             assertTrue(c.isWrapperFor(FlushlessConnection.class));
             assertTrue(rs.next());
             assertEquals(42, rs.getInt(1));
         }
-        assertEquals(1, context.getEnvironment().getPropertySources().stream()
-                .filter(s -> s.getName().equals(FlushlessDriverClassNames.NAME)).count());
+        assertEquals(
+                1,
+                context.getEnvironment().getPropertySources().stream()
+                        .filter(s -> s.getName().equals(FlushlessDriverClassNames.NAME))
+                        .count());
     }
 
     @Test
     void theUrlAlone(TestDatabase db) throws Exception {
-        try (ConfigurableApplicationContext context = run(App.class, db, "spring.datasource.url=" + db.flushlessUrl())) {
+        try (ConfigurableApplicationContext context =
+                run(App.class, db, "spring.datasource.url=" + db.flushlessUrl())) {
             assertFlushlessPool(context);
-            assertTrue(context.getBeansOfType(FlushlessMetrics.class).isEmpty(), "no MeterRegistry, no FlushlessMetrics");
+            assertTrue(
+                    context.getBeansOfType(FlushlessMetrics.class).isEmpty(), "no MeterRegistry, no FlushlessMetrics");
         }
     }
 
     @Test
     void theDelegatesDriverClassNamed(TestDatabase db) throws Exception {
-        try (ConfigurableApplicationContext context = run(App.class, db,
+        try (ConfigurableApplicationContext context = run(
+                App.class,
+                db,
                 "spring.datasource.url=" + db.flushlessUrl("flushless.mode=transaction"),
                 "spring.datasource.driver-class-name=org.postgresql.Driver")) {
             assertFlushlessPool(context);
@@ -150,20 +167,23 @@ class SpringBootFourTest {
         // As a test's @DynamicPropertySource or a config server's source: added first, after the environment
         // post-processors ran.
         String url = db.flushlessUrl();
-        try (ConfigurableApplicationContext context = builder(App.class, db).initializers(new LaterSource(url)).run()) {
+        try (ConfigurableApplicationContext context =
+                builder(App.class, db).initializers(new LaterSource(url)).run()) {
             assertFlushlessPool(context);
         }
     }
 
     @Test
     void metricsBindThemselvesWhenARegistryExists(TestDatabase db) throws Exception {
-        try (ConfigurableApplicationContext context = run(AppWithRegistry.class, db,
-                "spring.datasource.url=" + db.flushlessUrl())) {
+        try (ConfigurableApplicationContext context =
+                run(AppWithRegistry.class, db, "spring.datasource.url=" + db.flushlessUrl())) {
             assertEquals(1, context.getBeansOfType(FlushlessMetrics.class).size());
-            assertTrue(context.getBeansOfType(FlushlessMetricsAutoConfiguration.class).size() == 1);
+            assertTrue(context.getBeansOfType(FlushlessMetricsAutoConfiguration.class)
+                            .size()
+                    == 1);
         }
-        try (ConfigurableApplicationContext context = run(AppWithOwnMetrics.class, db,
-                "spring.datasource.url=" + db.flushlessUrl())) {
+        try (ConfigurableApplicationContext context =
+                run(AppWithOwnMetrics.class, db, "spring.datasource.url=" + db.flushlessUrl())) {
             assertSame(AppWithOwnMetrics.OWN, context.getBean(FlushlessMetrics.class));
         }
     }

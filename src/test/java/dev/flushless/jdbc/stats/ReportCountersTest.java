@@ -12,9 +12,9 @@ import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.UUID;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The report's statement and round-trip numbers against counters the driver does not keep: the server's
@@ -42,20 +42,25 @@ class ReportCountersTest {
             work(c, 1000);
 
             FlushlessReport after = c.unwrap(FlushlessConnection.class).report();
-            long control = db.statementCount("begin%") + db.statementCount("commit%") + db.statementCount("rollback%")
+            long control = db.statementCount("begin%")
+                    + db.statementCount("commit%")
+                    + db.statementCount("rollback%")
                     + db.statementCount("start transaction%");
             long server = db.statementCount("%") - control; // transaction control is not in statementsSent
             long roundTrips = socket.roundTrips();
-            String counts = mode + ": report sent " + (after.statementsSent() - before.statementsSent()) + ", round trips "
+            String counts = mode + ": report sent " + (after.statementsSent() - before.statementsSent())
+                    + ", round trips "
                     + (after.roundTrips() - before.roundTrips()) + "; server " + server + " statements (and " + control
                     + " BEGIN/COMMIT), socket " + roundTrips + " round trips";
             System.out.println("[report counters] " + counts);
             if (Boolean.getBoolean("flushless.debugCounters")) {
-                try (Connection admin = db.statisticsConnection(); Statement s = admin.createStatement();
-                     java.sql.ResultSet rs = s.executeQuery("SELECT calls, query FROM pg_stat_statements s JOIN"
-                             + " pg_database d ON d.oid = s.dbid WHERE d.datname = '" + db.name() + "'")) {
+                try (Connection admin = db.statisticsConnection();
+                        Statement s = admin.createStatement();
+                        java.sql.ResultSet rs = s.executeQuery("SELECT calls, query FROM pg_stat_statements s JOIN"
+                                + " pg_database d ON d.oid = s.dbid WHERE d.datname = '" + db.name() + "'")) {
                     while (rs.next()) {
-                        System.out.println("    " + rs.getLong(1) + " " + rs.getString(2).replaceAll("\\s+", " "));
+                        System.out.println(
+                                "    " + rs.getLong(1) + " " + rs.getString(2).replaceAll("\\s+", " "));
                     }
                 }
             }
@@ -67,8 +72,8 @@ class ReportCountersTest {
     /** Batches (coalesced, and one that runs as sent), single statements and a read, in autocommit and a transaction. */
     private static void work(Connection c, int base) throws Exception {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO counted (id, v) VALUES (?, ?)");
-             PreparedStatement update = c.prepareStatement("UPDATE counted SET v = ? WHERE id = ?");
-             Statement s = c.createStatement()) {
+                PreparedStatement update = c.prepareStatement("UPDATE counted SET v = ? WHERE id = ?");
+                Statement s = c.createStatement()) {
             for (int i = 0; i < 10; i++) {
                 insert.setInt(1, base + i);
                 insert.setString(2, "a");

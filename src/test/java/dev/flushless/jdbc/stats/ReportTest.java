@@ -55,41 +55,78 @@ class ReportTest {
 
             FlushlessReport report = c.unwrap(FlushlessConnection.class).report();
             assertEquals(100 + 1 + 1 + 3, report.statementsIssued(), report.toString());
-            assertEquals(1 + 2 + 1 + 1 + 3, report.statementsSent(), "1 coalesced + 2 guard savepoint statements + 2 + 3");
+            assertEquals(
+                    1 + 2 + 1 + 1 + 3, report.statementsSent(), "1 coalesced + 2 guard savepoint statements + 2 + 3");
             assertEquals(1 + 1 + 1 + 1 + 1, report.roundTrips(), "the commit's round trip included: " + report);
             assertEquals(100 + 1 + 3, report.estimatedFlushesBefore(), report.toString());
             assertEquals(1 + 1 + 3, report.estimatedFlushesAfter(), report.toString());
             assertEquals(Long.valueOf(100), report.rewrites().get("insert-values"));
-            assertEquals(Long.valueOf(3), report.fallbacks().get(dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()));
+            assertEquals(
+                    Long.valueOf(3), report.fallbacks().get(dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()));
             assertEquals(1, report.coalescedRuns());
 
-            assertEquals(105, registry.get("flushless.statements.issued").tag("pool", "test").functionCounter().count());
-            assertEquals(104, registry.get("flushless.flushes.estimated").tag("phase", "before").functionCounter().count());
-            assertEquals(100, registry.get("flushless.rewrites").tag("kind", "insert-values").functionCounter().count());
-            assertEquals(3, registry.get("flushless.fallbacks").tag("reason", dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()).functionCounter().count());
+            assertEquals(
+                    105,
+                    registry.get("flushless.statements.issued")
+                            .tag("pool", "test")
+                            .functionCounter()
+                            .count());
+            assertEquals(
+                    104,
+                    registry.get("flushless.flushes.estimated")
+                            .tag("phase", "before")
+                            .functionCounter()
+                            .count());
+            assertEquals(
+                    100,
+                    registry.get("flushless.rewrites")
+                            .tag("kind", "insert-values")
+                            .functionCounter()
+                            .count());
+            assertEquals(
+                    3,
+                    registry.get("flushless.fallbacks")
+                            .tag("reason", dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code())
+                            .functionCounter()
+                            .count());
             assertEquals(1, registry.get("flushless.flush").timer().count());
             // every counter equals the report's number
-            assertEquals(report.statementsSent(), registry.get("flushless.statements.sent").functionCounter().count());
-            assertEquals(report.roundTrips(), registry.get("flushless.round.trips").functionCounter().count());
-            assertEquals(report.estimatedFlushesAfter(),
-                    registry.get("flushless.flushes.estimated").tag("phase", "after").functionCounter().count());
-            assertEquals(report.coalescedRuns(), registry.get("flushless.flush").timer().count());
+            assertEquals(
+                    report.statementsSent(),
+                    registry.get("flushless.statements.sent").functionCounter().count());
+            assertEquals(
+                    report.roundTrips(),
+                    registry.get("flushless.round.trips").functionCounter().count());
+            assertEquals(
+                    report.estimatedFlushesAfter(),
+                    registry.get("flushless.flushes.estimated")
+                            .tag("phase", "after")
+                            .functionCounter()
+                            .count());
+            assertEquals(
+                    report.coalescedRuns(),
+                    registry.get("flushless.flush").timer().count());
         }
-        assertTrue(FlushlessDriver.report().statementsIssued() >= globalBefore + 105, "the driver-wide report adds it up");
+        assertTrue(
+                FlushlessDriver.report().statementsIssued() >= globalBefore + 105, "the driver-wide report adds it up");
     }
 
     @Test
     void onlyTheMetricsPackageRefersToMicrometer() throws IOException {
         Path classes = Path.of("target/classes/dev/flushless/jdbc");
         try (Stream<Path> files = Files.walk(classes)) {
-            files.filter(p -> p.toString().endsWith(".class") && !p.toString().contains("/metrics/")).forEach(p -> {
-                try {
-                    String bytes = new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.ISO_8859_1);
-                    assertFalse(bytes.contains("io/micrometer"), p + " refers to Micrometer, which is optional at runtime");
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            files.filter(p -> p.toString().endsWith(".class") && !p.toString().contains("/metrics/"))
+                    .forEach(p -> {
+                        try {
+                            String bytes =
+                                    new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.ISO_8859_1);
+                            assertFalse(
+                                    bytes.contains("io/micrometer"),
+                                    p + " refers to Micrometer, which is optional at runtime");
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
         }
     }
 }

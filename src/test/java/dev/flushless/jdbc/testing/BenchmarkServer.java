@@ -7,8 +7,7 @@ package dev.flushless.jdbc.testing;
  */
 public final class BenchmarkServer {
 
-    private BenchmarkServer() {
-    }
+    private BenchmarkServer() {}
 
     /**
      * A {@code jdbc:postgresql://host:port/<admin database>} URL of the server with its credentials in the
@@ -16,11 +15,14 @@ public final class BenchmarkServer {
      */
     public static String adminUrl() {
         TestServer server = TestServer.get();
-        StringBuilder url = new StringBuilder(server.baseUrl).append(server.adminDatabase).append(server.query);
+        StringBuilder url =
+                new StringBuilder(server.baseUrl).append(server.adminDatabase).append(server.query);
         for (String name : server.credentials.stringPropertyNames()) {
-            url.append(url.indexOf("?") < 0 ? '?' : '&').append(name).append('=')
-                    .append(java.net.URLEncoder.encode(server.credentials.getProperty(name),
-                            java.nio.charset.StandardCharsets.UTF_8));
+            url.append(url.indexOf("?") < 0 ? '?' : '&')
+                    .append(name)
+                    .append('=')
+                    .append(java.net.URLEncoder.encode(
+                            server.credentials.getProperty(name), java.nio.charset.StandardCharsets.UTF_8));
         }
         return url.toString();
     }

@@ -27,12 +27,10 @@ public final class FallbackLog implements AutoCloseable {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     public FallbackLog() {

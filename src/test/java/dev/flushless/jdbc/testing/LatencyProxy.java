@@ -81,13 +81,15 @@ public final class LatencyProxy implements AutoCloseable {
     public static final String SPIN_PROPERTY = "flushless.proxy.spinMicros";
     /** System property: how many writer threads of this JVM may spin at once. */
     public static final String MAX_SPINNERS_PROPERTY = "flushless.proxy.maxSpinners";
+
     static final long DEFAULT_SPIN_MICROS = 200;
     static final int DEFAULT_MAX_SPINNERS = 2;
-    private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(
-            Long.getLong(SPIN_PROPERTY, DEFAULT_SPIN_MICROS));
+    private static final long SPIN_NANOS =
+            TimeUnit.MICROSECONDS.toNanos(Long.getLong(SPIN_PROPERTY, DEFAULT_SPIN_MICROS));
     private static final int MAX_SPINNERS = Integer.getInteger(MAX_SPINNERS_PROPERTY, DEFAULT_MAX_SPINNERS);
     /** System property: {@code true} spins with {@code Thread.yield()} instead of {@code Thread.onSpinWait()}. */
     public static final String SPIN_YIELD_PROPERTY = "flushless.proxy.spinYield";
+
     private static final boolean SPIN_YIELD = Boolean.getBoolean(SPIN_YIELD_PROPERTY);
     /** Writers spinning now, over all proxies of this JVM. */
     private static final AtomicInteger SPINNERS = new AtomicInteger();
@@ -110,6 +112,7 @@ public final class LatencyProxy implements AutoCloseable {
     private volatile boolean closed;
     /** The armed fault, or null. */
     private volatile Fault fault;
+
     private final List<Link> links = new CopyOnWriteArrayList<>();
 
     /** Where {@link #cut(Cut, String, int)} kills the connection, relative to the request carrying the marker. */
@@ -137,6 +140,7 @@ public final class LatencyProxy implements AutoCloseable {
         final byte[] marker;
         /** Matching requests still to let through before the one that is cut. */
         final AtomicInteger skip;
+
         final java.util.concurrent.CountDownLatch fired = new java.util.concurrent.CountDownLatch(1);
 
         Fault(Cut cut, byte[] marker, int occurrence) {
@@ -181,7 +185,8 @@ public final class LatencyProxy implements AutoCloseable {
     private static InetSocketAddress targetOf(String jdbcUrl) {
         Matcher m = HOST_PORT.matcher(jdbcUrl);
         if (!m.matches() || m.group(2).isEmpty() || m.group(2).contains(",")) {
-            throw new IllegalArgumentException("Expected jdbc:[flushless:]postgresql://host[:port]/..., one host: " + jdbcUrl);
+            throw new IllegalArgumentException(
+                    "Expected jdbc:[flushless:]postgresql://host[:port]/..., one host: " + jdbcUrl);
         }
         String hostPort = m.group(2);
         String host = hostPort;
@@ -398,7 +403,8 @@ public final class LatencyProxy implements AutoCloseable {
      * (client to server) or when it is delivered (server to client), see {@link Exchange}; {@code filter}
      * then decides what of it goes on, and whether the connection dies after that (faults).
      */
-    private void pump(Link link, Socket from, Socket to, ChunkParser parser, Filter filter, AtomicLong bytes, String name)
+    private void pump(
+            Link link, Socket from, Socket to, ChunkParser parser, Filter filter, AtomicLong bytes, String name)
             throws IOException {
         InputStream in = from.getInputStream();
         OutputStream out = to.getOutputStream();
@@ -410,72 +416,85 @@ public final class LatencyProxy implements AutoCloseable {
             links.remove(link);
         };
         if (delayNanos == 0) {
-            daemon(() -> {
-                byte[] buffer = new byte[64 * 1024];
-                try {
-                    int n;
-                    while ((n = in.read(buffer)) >= 0) {
-                        parser.parse(buffer, n);
-                        bytes.addAndGet(n);
-                        if (!forward(filter.apply(buffer, n), out, link)) {
-                            break;
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // peer closed
-                } finally {
-                    onEnd.run();
-                }
-            }, "latency-proxy-" + port() + "-" + name).start();
+            daemon(
+                            () -> {
+                                byte[] buffer = new byte[64 * 1024];
+                                try {
+                                    int n;
+                                    while ((n = in.read(buffer)) >= 0) {
+                                        parser.parse(buffer, n);
+                                        bytes.addAndGet(n);
+                                        if (!forward(filter.apply(buffer, n), out, link)) {
+                                            break;
+                                        }
+                                    }
+                                } catch (IOException ignored) {
+                                    // peer closed
+                                } finally {
+                                    onEnd.run();
+                                }
+                            },
+                            "latency-proxy-" + port() + "-" + name)
+                    .start();
             return;
         }
         BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-        daemon(() -> {
-            byte[] buffer = new byte[64 * 1024];
-            try {
-                int n;
-                while ((n = in.read(buffer)) >= 0) {
-                    long due = System.nanoTime() + delayNanos;
-                    if (parser.atRead()) {
-                        parser.parse(buffer, n);
-                        Forward forward = filter.apply(buffer, n);
-                        queue.add(new Chunk(Arrays.copyOf(forward.bytes(), forward.length()), due, forward.kill(), true));
-                    } else {
-                        queue.add(new Chunk(Arrays.copyOf(buffer, n), due, false, false));
-                    }
-                }
-            } catch (IOException ignored) {
-                // peer closed
-            } finally {
-                queue.add(Chunk.END);
-            }
-        }, "latency-proxy-" + port() + "-read-" + name).start();
-        daemon(() -> {
-            try {
-                while (true) {
-                    Chunk chunk = queue.take();
-                    if (chunk == Chunk.END) {
-                        break;
-                    }
-                    awaitDue(chunk.due);
-                    Forward forward;
-                    if (chunk.filtered) {
-                        forward = new Forward(chunk.bytes, chunk.bytes.length, chunk.kill);
-                    } else {
-                        parser.parse(chunk.bytes, chunk.bytes.length);
-                        forward = filter.apply(chunk.bytes, chunk.bytes.length);
-                    }
-                    bytes.addAndGet(chunk.bytes.length);
-                    if (!forward(forward, out, link)) {
-                        break;
-                    }
-                }
-            } catch (IOException | InterruptedException ignored) {
-                // peer closed or proxy closing
-            } finally {
-                onEnd.run();
-            }
-        }, "latency-proxy-" + port() + "-write-" + name).start();
+        daemon(
+                        () -> {
+                            byte[] buffer = new byte[64 * 1024];
+                            try {
+                                int n;
+                                while ((n = in.read(buffer)) >= 0) {
+                                    long due = System.nanoTime() + delayNanos;
+                                    if (parser.atRead()) {
+                                        parser.parse(buffer, n);
+                                        Forward forward = filter.apply(buffer, n);
+                                        queue.add(new Chunk(
+                                                Arrays.copyOf(forward.bytes(), forward.length()),
+                                                due,
+                                                forward.kill(),
+                                                true));
+                                    } else {
+                                        queue.add(new Chunk(Arrays.copyOf(buffer, n), due, false, false));
+                                    }
+                                }
+                            } catch (IOException ignored) {
+                                // peer closed
+                            } finally {
+                                queue.add(Chunk.END);
+                            }
+                        },
+                        "latency-proxy-" + port() + "-read-" + name)
+                .start();
+        daemon(
+                        () -> {
+                            try {
+                                while (true) {
+                                    Chunk chunk = queue.take();
+                                    if (chunk == Chunk.END) {
+                                        break;
+                                    }
+                                    awaitDue(chunk.due);
+                                    Forward forward;
+                                    if (chunk.filtered) {
+                                        forward = new Forward(chunk.bytes, chunk.bytes.length, chunk.kill);
+                                    } else {
+                                        parser.parse(chunk.bytes, chunk.bytes.length);
+                                        forward = filter.apply(chunk.bytes, chunk.bytes.length);
+                                    }
+                                    bytes.addAndGet(chunk.bytes.length);
+                                    if (!forward(forward, out, link)) {
+                                        break;
+                                    }
+                                }
+                            } catch (IOException | InterruptedException ignored) {
+                                // peer closed or proxy closing
+                            } finally {
+                                onEnd.run();
+                            }
+                        },
+                        "latency-proxy-" + port() + "-write-" + name)
+                .start();
     }
 
     /**
@@ -557,8 +576,7 @@ public final class LatencyProxy implements AutoCloseable {
     }
 
     /** What of a chunk goes on ({@code bytes[0, length)}, possibly bytes held from earlier chunks) and whether the connection dies after it. */
-    private record Forward(byte[] bytes, int length, boolean kill) {
-    }
+    private record Forward(byte[] bytes, int length, boolean kill) {}
 
     /** Decides, per chunk, what goes on: faults. */
     private interface Filter {
@@ -688,7 +706,10 @@ public final class LatencyProxy implements AutoCloseable {
         /** A complete held request: forwards it into {@code out} (null), or the fault's cut (the connection dies). */
         private Forward decide(byte[] request, java.io.ByteArrayOutputStream out) {
             Fault f = fault;
-            if (f == null || f.fired.getCount() == 0 || indexOf(request, f.marker) < 0 || f.skip.getAndDecrement() > 0) {
+            if (f == null
+                    || f.fired.getCount() == 0
+                    || indexOf(request, f.marker) < 0
+                    || f.skip.getAndDecrement() > 0) {
                 out.write(request, 0, request.length);
                 return null;
             }
@@ -753,6 +774,7 @@ public final class LatencyProxy implements AutoCloseable {
         private final AtomicInteger owed = new AtomicInteger();
         /** One-byte answers (SSL / GSS encryption requests) the server owes before its typed messages. */
         private final AtomicInteger singleByteAnswers = new AtomicInteger();
+
         private volatile boolean opaque;
         /**
          * The client's last message was a Sync or Query and it has sent nothing since: it waits. False as
@@ -826,12 +848,14 @@ public final class LatencyProxy implements AutoCloseable {
             private final boolean client;
             /** Whether messages carry a type byte (false for the client's start-up packets). */
             boolean typed;
+
             private final byte[] header = new byte[8];
             private int headerFill;
             /** Body bytes of the current message still to come. */
             long bodyLeft;
             /** Stream offset just past the last byte parsed (in {@link #onMessage}: just past the message's header). */
             long position;
+
             private long parsed;
 
             MessageReader(boolean client) {
@@ -880,12 +904,13 @@ public final class LatencyProxy implements AutoCloseable {
             }
 
             private long int32(int at) {
-                return ((header[at] & 0xffL) << 24) | ((header[at + 1] & 0xffL) << 16)
-                        | ((header[at + 2] & 0xffL) << 8) | (header[at + 3] & 0xffL);
+                return ((header[at] & 0xffL) << 24)
+                        | ((header[at + 1] & 0xffL) << 16)
+                        | ((header[at + 2] & 0xffL) << 8)
+                        | (header[at + 3] & 0xffL);
             }
 
-            void onStartupPacket(int code) {
-            }
+            void onStartupPacket(int code) {}
 
             /** Consumes a one-byte answer at a message boundary; {@code true} when it was one. */
             boolean singleByte(byte b) {

@@ -32,7 +32,8 @@ class LatencyProxyTest {
     @BeforeAll
     static void schema(TestDatabase db) throws SQLException {
         db.enableGenRandomUuid(); // pgcrypto's before PostgreSQL 13
-        db.execute("CREATE TABLE demo1 (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)",
+        db.execute(
+                "CREATE TABLE demo1 (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)",
                 "CREATE TABLE demo2 (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)",
                 "CREATE TABLE demo3 (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)",
                 "CREATE TABLE rows (id bigint PRIMARY KEY, a int, b text)");
@@ -74,7 +75,8 @@ class LatencyProxyTest {
 
     @Test
     void selectOneIsOneRoundTrip(TestDatabase db) throws Exception {
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0); Measured m = connect(db, proxy)) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
+                Measured m = connect(db, proxy)) {
             try (Statement s = m.c().createStatement()) {
                 m.reset();
                 try (ResultSet rs = s.executeQuery("SELECT 1")) {
@@ -102,12 +104,13 @@ class LatencyProxyTest {
     @Test
     void bareThreeTableTransactionIsFourRoundTrips(TestDatabase db) throws Exception {
         for (long delayMicros : new long[] {0, 1000}) {
-            try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), delayMicros); Measured m = connect(db, proxy)) {
+            try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), delayMicros);
+                    Measured m = connect(db, proxy)) {
                 Connection c = m.c();
                 c.setAutoCommit(false);
                 try (PreparedStatement i1 = c.prepareStatement("INSERT INTO demo1 (value) VALUES (?)");
-                     PreparedStatement i2 = c.prepareStatement("INSERT INTO demo2 (value) VALUES (?)");
-                     PreparedStatement i3 = c.prepareStatement("INSERT INTO demo3 (value) VALUES (?)")) {
+                        PreparedStatement i2 = c.prepareStatement("INSERT INTO demo2 (value) VALUES (?)");
+                        PreparedStatement i3 = c.prepareStatement("INSERT INTO demo3 (value) VALUES (?)")) {
                     threeTableTransaction(c, i1, i2, i3); // warm up
                     db.resetStatementCounts();
                     m.reset();
@@ -126,8 +129,8 @@ class LatencyProxyTest {
         }
     }
 
-    private static void threeTableTransaction(Connection c, PreparedStatement i1, PreparedStatement i2,
-            PreparedStatement i3) throws SQLException {
+    private static void threeTableTransaction(
+            Connection c, PreparedStatement i1, PreparedStatement i2, PreparedStatement i3) throws SQLException {
         i1.setString(1, "Bonjour");
         assertEquals(1, i1.executeUpdate());
         i2.setString(1, "Ciao");
@@ -143,8 +146,9 @@ class LatencyProxyTest {
                 + " i2 AS (INSERT INTO demo2 (value) VALUES (?) RETURNING 1 AS n),"
                 + " i3 AS (INSERT INTO demo3 (value) VALUES (?) RETURNING 1 AS n)"
                 + " SELECT (SELECT count(*) FROM i1) + (SELECT count(*) FROM i2) + (SELECT count(*) FROM i3)";
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0); Measured m = connect(db, proxy);
-             PreparedStatement ps = m.c().prepareStatement(sql)) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
+                Measured m = connect(db, proxy);
+                PreparedStatement ps = m.c().prepareStatement(sql)) {
             db.resetStatementCounts();
             m.reset();
             for (int t = 0; t < 3; t++) {
@@ -163,7 +167,8 @@ class LatencyProxyTest {
 
     @Test
     void bareBatchesCostWhatPgjdbcChunkingSays(TestDatabase db) throws Exception {
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0); Measured m = connect(db, proxy)) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
+                Measured m = connect(db, proxy)) {
             Connection c = m.c();
             c.setAutoCommit(false);
             insertBatch(c, 1, 1000); // warm up
@@ -185,7 +190,8 @@ class LatencyProxyTest {
     void rewrittenBatchIsTwoRoundTrips(TestDatabase db) throws Exception {
         Properties rewrite = new Properties();
         rewrite.setProperty("reWriteBatchedInserts", "true");
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0); Measured m = connect(db, proxy, rewrite)) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
+                Measured m = connect(db, proxy, rewrite)) {
             Connection c = m.c();
             c.setAutoCommit(false);
             insertBatch(c, 100_001, 1000); // warm up
@@ -211,8 +217,9 @@ class LatencyProxyTest {
 
     @Test
     void severalStatementsInOneStringAreOneRoundTrip(TestDatabase db) throws Exception {
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0); Measured m = connect(db, proxy);
-             Statement s = m.c().createStatement()) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 0);
+                Measured m = connect(db, proxy);
+                Statement s = m.c().createStatement()) {
             m.reset();
             assertTrue(s.execute("SELECT 1; SELECT 2; SELECT 3"));
             assertTrue(s.getMoreResults());
@@ -220,8 +227,9 @@ class LatencyProxyTest {
             m.assertRoundTrips(1, "three ;-separated SELECTs in one execute");
             // simple protocol: one Query message, one round trip
             m.reset();
-            try (Connection simple = connect(db, proxy, props("preferQueryMode", "simple")).c();
-                 Statement ss = simple.createStatement()) {
+            try (Connection simple = connect(db, proxy, props("preferQueryMode", "simple"))
+                            .c();
+                    Statement ss = simple.createStatement()) {
                 proxy.resetCounters();
                 assertTrue(ss.execute("SELECT 1; SELECT 2"));
                 assertEquals(1, proxy.roundTrips());
@@ -237,8 +245,9 @@ class LatencyProxyTest {
             big.append(i).append(',');
         }
         String value = big.toString();
-        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 2000); Measured m = connect(db, proxy);
-             PreparedStatement ps = m.c().prepareStatement("SELECT ?::text, md5(?::text), length(?::text)")) {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 2000);
+                Measured m = connect(db, proxy);
+                PreparedStatement ps = m.c().prepareStatement("SELECT ?::text, md5(?::text), length(?::text)")) {
             m.reset();
             ps.setString(1, value);
             ps.setString(2, value);
@@ -256,9 +265,11 @@ class LatencyProxyTest {
             m.reset();
             insertBatch(m.c(), 500_001, 600);
             m.assertRoundTrips(4, "bare 600-row batch + COMMIT through a 2 ms proxy");
-            assertArrayEquals(new String[] {"600", "599", "row 599"}, db.rows(
-                    "SELECT count(*), max(a), (array_agg(b ORDER BY id DESC))[1] FROM rows WHERE id > 500000")
-                    .get(0).toArray(new String[0]));
+            assertArrayEquals(
+                    new String[] {"600", "599", "row 599"},
+                    db.rows("SELECT count(*), max(a), (array_agg(b ORDER BY id DESC))[1] FROM rows WHERE id > 500000")
+                            .get(0)
+                            .toArray(new String[0]));
         }
     }
 
@@ -269,14 +280,15 @@ class LatencyProxyTest {
      */
     @Test
     void subMillisecondDelayCountsAndDeliversInOrder(TestDatabase db) throws Exception {
-        try (LatencyProxy proxy = LatencyProxy.forUrlMillis(db.pgjdbcUrl(), 0.25); Measured m = connect(db, proxy)) {
+        try (LatencyProxy proxy = LatencyProxy.forUrlMillis(db.pgjdbcUrl(), 0.25);
+                Measured m = connect(db, proxy)) {
             assertEquals(250_000, proxy.delayNanos());
             assertEquals(250, proxy.delayMicros());
             Connection c = m.c();
             c.setAutoCommit(false);
             try (PreparedStatement i1 = c.prepareStatement("INSERT INTO demo1 (value) VALUES (?)");
-                 PreparedStatement i2 = c.prepareStatement("INSERT INTO demo2 (value) VALUES (?)");
-                 PreparedStatement i3 = c.prepareStatement("INSERT INTO demo3 (value) VALUES (?)")) {
+                    PreparedStatement i2 = c.prepareStatement("INSERT INTO demo2 (value) VALUES (?)");
+                    PreparedStatement i3 = c.prepareStatement("INSERT INTO demo3 (value) VALUES (?)")) {
                 threeTableTransaction(c, i1, i2, i3); // warm up
                 m.reset();
                 assertEquals(0, proxy.delayedChunks());
@@ -286,15 +298,18 @@ class LatencyProxyTest {
                 }
                 m.assertRoundTrips(4L * transactions, "bare three-table transaction through a 0.25 ms proxy");
                 // every round trip's request and reply went through the delay (a reply may come in several chunks)
-                assertTrue(proxy.delayedChunks() >= 2L * 4 * transactions,
+                assertTrue(
+                        proxy.delayedChunks() >= 2L * 4 * transactions,
                         "chunks through the delay: " + proxy.delayedChunks());
             }
             m.reset();
             insertBatch(c, 700_001, 600);
             m.assertRoundTrips(4, "bare 600-row batch + COMMIT through a 0.25 ms proxy");
-            assertArrayEquals(new String[] {"600", "599", "row 599"}, db.rows(
-                    "SELECT count(*), max(a), (array_agg(b ORDER BY id DESC))[1] FROM rows WHERE id > 700000")
-                    .get(0).toArray(new String[0]));
+            assertArrayEquals(
+                    new String[] {"600", "599", "row 599"},
+                    db.rows("SELECT count(*), max(a), (array_agg(b ORDER BY id DESC))[1] FROM rows WHERE id > 700000")
+                            .get(0)
+                            .toArray(new String[0]));
         }
         try (LatencyProxy proxy = LatencyProxy.forUrlMillis(db.pgjdbcUrl(), 0.0005)) {
             assertEquals(500, proxy.delayNanos(), "fractional milliseconds are kept to the nanosecond");
@@ -320,9 +335,11 @@ class LatencyProxyTest {
             }
         });
         m.close();
-        assertThrows(SQLException.class, () -> DriverManager.getConnection(
-                "jdbc:postgresql://127.0.0.1:" + port + "/" + db.name() + "?sslmode=disable&connectTimeout=2",
-                db.credentials()));
+        assertThrows(
+                SQLException.class,
+                () -> DriverManager.getConnection(
+                        "jdbc:postgresql://127.0.0.1:" + port + "/" + db.name() + "?sslmode=disable&connectTimeout=2",
+                        db.credentials()));
         for (int i = 0; i < 100 && proxyThreadsAlive(port); i++) {
             Thread.sleep(50);
         }
@@ -337,9 +354,11 @@ class LatencyProxyTest {
     @Test
     void proxiedUrlPointsAtTheProxyWithoutTls() throws Exception {
         try (LatencyProxy proxy = LatencyProxy.start("localhost", 5999, 0)) {
-            assertEquals("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/db?user=u&sslmode=disable",
+            assertEquals(
+                    "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/db?user=u&sslmode=disable",
                     proxy.proxiedUrl("jdbc:postgresql://db.example.com:6432/db?user=u"));
-            assertEquals("jdbc:flushless:postgresql://127.0.0.1:" + proxy.port() + "/db?sslmode=disable",
+            assertEquals(
+                    "jdbc:flushless:postgresql://127.0.0.1:" + proxy.port() + "/db?sslmode=disable",
                     proxy.proxiedUrl("jdbc:flushless:postgresql://localhost/db"));
         }
     }

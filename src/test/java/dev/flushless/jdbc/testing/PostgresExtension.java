@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class PostgresExtension implements ParameterResolver {
 
     private static final AtomicInteger DATABASES = new AtomicInteger();
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(PostgresExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(PostgresExtension.class);
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -51,12 +52,13 @@ public final class PostgresExtension implements ParameterResolver {
             cleanHint = cleanHint.substring(0, 40);
         }
         String name = "fl_" + cleanHint + "_" + DATABASES.incrementAndGet();
-        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement()) {
+        try (Connection c = server.connect(server.adminDatabase);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            throw new ParameterResolutionException("Could not create test database " + name + " on "
-                    + server.description + ": " + e.getMessage(), e);
+            throw new ParameterResolutionException(
+                    "Could not create test database " + name + " on " + server.description + ": " + e.getMessage(), e);
         }
         return new TestDatabase(server, name);
     }

@@ -127,6 +127,7 @@ public final class RoundTripCountingSocketFactory extends SocketFactory {
         private final Counter counter;
         /** Written since the last read: the next read waits for an answer. */
         private volatile boolean wrote;
+
         private InputStream in;
         private OutputStream out;
 

@@ -89,7 +89,8 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Runs {@code sql} statements on a bare connection (setup). */
     public void execute(String... sql) throws SQLException {
-        try (Connection c = bare(); Statement s = c.createStatement()) {
+        try (Connection c = bare();
+                Statement s = c.createStatement()) {
             for (String statement : sql) {
                 s.execute(statement);
             }
@@ -98,7 +99,9 @@ public final class TestDatabase implements AutoCloseable {
 
     /** The rows of {@code query} on a bare connection, each row as a list of column values (as strings). */
     public List<List<String>> rows(String query) throws SQLException {
-        try (Connection c = bare(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+        try (Connection c = bare();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(query)) {
             List<List<String>> rows = new ArrayList<>();
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
@@ -119,7 +122,8 @@ public final class TestDatabase implements AutoCloseable {
 
     /** Skips the calling test, with the reason printed, when the server does not track statements. */
     public void assumeStatementStats() {
-        assumeTrue(server.hasStatementStats(),
+        assumeTrue(
+                server.hasStatementStats(),
                 "pg_stat_statements is not preloaded on " + server.description + ": statement counts unavailable");
     }
 
@@ -135,7 +139,8 @@ public final class TestDatabase implements AutoCloseable {
     /** Forgets all statement statistics of the server (call before the measured part of a test). */
     public void resetStatementCounts() throws SQLException {
         assumeStatementStats();
-        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement()) {
+        try (Connection c = server.connect(server.adminDatabase);
+                Statement s = c.createStatement()) {
             s.execute("SELECT pg_stat_statements_reset()");
         }
     }
@@ -147,8 +152,8 @@ public final class TestDatabase implements AutoCloseable {
     public long statementCount(String likePattern) throws SQLException {
         assumeStatementStats();
         try (Connection c = server.connect(server.adminDatabase);
-             PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s"
-                     + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ? AND s.query ILIKE ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s"
+                        + " JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ? AND s.query ILIKE ?")) {
             ps.setString(1, name);
             ps.setString(2, likePattern);
             try (ResultSet rs = ps.executeQuery()) {
@@ -172,9 +177,12 @@ public final class TestDatabase implements AutoCloseable {
         if (server.versionNum >= 130000) {
             return;
         }
-        boolean available = !rows("SELECT 1 FROM pg_available_extensions WHERE name = 'pgcrypto'").isEmpty();
-        assumeTrue(available, () -> print("gen_random_uuid() needs PostgreSQL 13 or the pgcrypto extension, which "
-                + server.description + " does not have"));
+        boolean available = !rows("SELECT 1 FROM pg_available_extensions WHERE name = 'pgcrypto'")
+                .isEmpty();
+        assumeTrue(
+                available,
+                () -> print("gen_random_uuid() needs PostgreSQL 13 or the pgcrypto extension, which "
+                        + server.description + " does not have"));
         execute("CREATE EXTENSION IF NOT EXISTS pgcrypto");
     }
 
@@ -190,9 +198,10 @@ public final class TestDatabase implements AutoCloseable {
      */
     @Override
     public void close() throws SQLException {
-        try (Connection c = server.connect(server.adminDatabase); Statement s = c.createStatement();
-             PreparedStatement terminate = c.prepareStatement("SELECT count(pg_terminate_backend(pid))"
-                     + " FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+        try (Connection c = server.connect(server.adminDatabase);
+                Statement s = c.createStatement();
+                PreparedStatement terminate = c.prepareStatement("SELECT count(pg_terminate_backend(pid))"
+                        + " FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
             terminate.setString(1, name);
             for (int attempt = 1; ; attempt++) {
                 terminate.executeQuery().close();

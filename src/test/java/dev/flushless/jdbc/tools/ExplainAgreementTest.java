@@ -63,7 +63,8 @@ class ExplainAgreementTest {
     @BeforeAll
     void schema(TestDatabase db) throws SQLException {
         this.db = db;
-        db.execute("DROP TABLE IF EXISTS t, u, s, trig, b, b2",
+        db.execute(
+                "DROP TABLE IF EXISTS t, u, s, trig, b, b2",
                 "CREATE TABLE t (id text, v text)",
                 "CREATE TABLE u (id text, v text)",
                 "CREATE TABLE s (id serial PRIMARY KEY, v text)",
@@ -94,40 +95,82 @@ class ExplainAgreementTest {
     static Stream<Arguments> transactionScripts() {
         String insertT = "INSERT INTO t (id, v) VALUES (?, ?);\n";
         return Stream.of(
-                new Script("INSERT batches into two tables, fused commit",
-                        insertT + "INSERT INTO u (id, v) VALUES (?, ?);\n"
-                                + "INSERT INTO t (id, v) VALUES ('lit', 'x');\n" + insertT + "COMMIT;\n", true, null),
-                new Script("10,000 buffered INSERTs then COMMIT",
-                        repeat("INSERT INTO t (id, v) VALUES (?, ?)", 10_000) + "COMMIT;\n", true, null),
-                new Script("10,001 buffered INSERTs: the size bound sends 10,000 first",
-                        repeat("INSERT INTO t (id, v) VALUES (?, ?)", 10_001) + "COMMIT;\n", true, null),
-                new Script("450 literal INSERTs: one statement each, several executions",
-                        repeat("INSERT INTO t (id, v) VALUES ('lit#', 'x')", 450) + "COMMIT;\n", true, null),
-                new Script("INSERT then SELECT of another table",
-                        insertT + "SELECT v FROM u WHERE id = ?;\nCOMMIT;\n", true, null),
-                new Script("INSERT then SELECT of the same table (flush)",
-                        insertT + "SELECT count(*) FROM t WHERE v = ?;\nCOMMIT;\n", true, null),
-                new Script("INSERT then UPDATE (rides along)",
-                        insertT + "UPDATE u SET v = ? WHERE id = ?;\nCOMMIT;\n", true, null),
-                new Script("INSERT then INSERT ... RETURNING",
-                        insertT + "INSERT INTO t (id, v) VALUES (?, ?) RETURNING id;\n" + insertT + "COMMIT;\n", true,
-                        null),
-                new Script("DDL in the middle",
-                        insertT + "CREATE INDEX t_v_idx ON t (v);\n" + insertT + "COMMIT;\n", true, null),
-                new Script("two transactions between BEGIN and COMMIT lines",
-                        "BEGIN;\n" + insertT + "SELECT v FROM t WHERE id = ?;\nCOMMIT;\nBEGIN;\n"
-                                + "INSERT INTO u (id, v) VALUES (?, ?);\nCOMMIT;\n", true, null),
-                new Script("a rollback after INSERTs into plain tables", insertT + insertT + "ROLLBACK;\n", true, null),
-                new Script("rollback with a serial table (ids drawn first), a sequence call",
-                        "INSERT INTO s (v) VALUES (?);\nSELECT currval('s_id_seq');\nINSERT INTO s (v) VALUES (?);\n"
-                                + "ROLLBACK;\n" + insertT + "COMMIT;\n", false, null),
-                new Script("INSERT into a table with a trigger (runs as sent, rides along)",
-                        insertT + "INSERT INTO trig (id, v) VALUES (?, ?);\nINSERT INTO trig (id, v) VALUES (?, ?);\n"
-                                + "COMMIT;\n" + "INSERT INTO trig (id, v) VALUES (?, ?);\n" + insertT + "COMMIT;\n",
-                        false, null),
-                new Script("flushless.maxBufferedRows=2 from a jdbc:flushless: URL",
-                        repeat("INSERT INTO t (id, v) VALUES (?, ?)", 5) + "COMMIT;\n", false,
-                        "flushless.maxBufferedRows=2"))
+                        new Script(
+                                "INSERT batches into two tables, fused commit",
+                                insertT + "INSERT INTO u (id, v) VALUES (?, ?);\n"
+                                        + "INSERT INTO t (id, v) VALUES ('lit', 'x');\n" + insertT + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "10,000 buffered INSERTs then COMMIT",
+                                repeat("INSERT INTO t (id, v) VALUES (?, ?)", 10_000) + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "10,001 buffered INSERTs: the size bound sends 10,000 first",
+                                repeat("INSERT INTO t (id, v) VALUES (?, ?)", 10_001) + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "450 literal INSERTs: one statement each, several executions",
+                                repeat("INSERT INTO t (id, v) VALUES ('lit#', 'x')", 450) + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "INSERT then SELECT of another table",
+                                insertT + "SELECT v FROM u WHERE id = ?;\nCOMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "INSERT then SELECT of the same table (flush)",
+                                insertT + "SELECT count(*) FROM t WHERE v = ?;\nCOMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "INSERT then UPDATE (rides along)",
+                                insertT + "UPDATE u SET v = ? WHERE id = ?;\nCOMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "INSERT then INSERT ... RETURNING",
+                                insertT + "INSERT INTO t (id, v) VALUES (?, ?) RETURNING id;\n" + insertT + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "DDL in the middle",
+                                insertT + "CREATE INDEX t_v_idx ON t (v);\n" + insertT + "COMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "two transactions between BEGIN and COMMIT lines",
+                                "BEGIN;\n" + insertT + "SELECT v FROM t WHERE id = ?;\nCOMMIT;\nBEGIN;\n"
+                                        + "INSERT INTO u (id, v) VALUES (?, ?);\nCOMMIT;\n",
+                                true,
+                                null),
+                        new Script(
+                                "a rollback after INSERTs into plain tables",
+                                insertT + insertT + "ROLLBACK;\n",
+                                true,
+                                null),
+                        new Script(
+                                "rollback with a serial table (ids drawn first), a sequence call",
+                                "INSERT INTO s (v) VALUES (?);\nSELECT currval('s_id_seq');\nINSERT INTO s (v) VALUES (?);\n"
+                                        + "ROLLBACK;\n" + insertT + "COMMIT;\n",
+                                false,
+                                null),
+                        new Script(
+                                "INSERT into a table with a trigger (runs as sent, rides along)",
+                                insertT
+                                        + "INSERT INTO trig (id, v) VALUES (?, ?);\nINSERT INTO trig (id, v) VALUES (?, ?);\n"
+                                        + "COMMIT;\n" + "INSERT INTO trig (id, v) VALUES (?, ?);\n" + insertT
+                                        + "COMMIT;\n",
+                                false,
+                                null),
+                        new Script(
+                                "flushless.maxBufferedRows=2 from a jdbc:flushless: URL",
+                                repeat("INSERT INTO t (id, v) VALUES (?, ?)", 5) + "COMMIT;\n",
+                                false,
+                                "flushless.maxBufferedRows=2"))
                 .map(Arguments::of);
     }
 
@@ -138,8 +181,8 @@ class ExplainAgreementTest {
         if (script.offline()) {
             predictions.add(explain("offline", script.sql(), "--mode", "transaction", "--rows", "2", "-"));
         }
-        predictions.add(explain("--url", script.sql(), "--mode", "transaction", "--rows", "2", "--url",
-                url(script.settings()), "-"));
+        predictions.add(explain(
+                "--url", script.sql(), "--mode", "transaction", "--rows", "2", "--url", url(script.settings()), "-"));
 
         Measured measured = runTransaction(script);
         System.out.println("[explain agreement] " + script.name() + ": " + measured);
@@ -149,16 +192,24 @@ class ExplainAgreementTest {
             String context = script.name() + ", explain " + prediction.how() + " predicted " + tx + ", the driver: "
                     + measured + "\n" + prediction.summary();
             assertEquals(tx.roundTrips(), measured.reportTrips(), "round trips (report), " + context);
-            assertEquals(tx.statementsSent() - tx.transactionControl(), measured.reportSent(),
+            assertEquals(
+                    tx.statementsSent() - tx.transactionControl(),
+                    measured.reportSent(),
                     "statements sent (report), " + context);
             if (measured.serverSent() >= 0) {
-                assertEquals(tx.roundTrips(), measured.socketTrips() - measured.catalogLookups(),
+                assertEquals(
+                        tx.roundTrips(),
+                        measured.socketTrips() - measured.catalogLookups(),
                         "round trips (socket, without catalog lookups), " + context);
-                assertEquals(tx.statementsSent() - tx.transactionControl(), measured.serverSent(),
+                assertEquals(
+                        tx.statementsSent() - tx.transactionControl(),
+                        measured.serverSent(),
                         "statements sent (server, without catalog lookups and transaction control), " + context);
                 assertEquals(tx.transactionControl(), measured.serverControl(), "COMMIT/ROLLBACK (server), " + context);
                 // the form: a buffered INSERT's rows go as unnest arrays (pgjdbc's session facts) where the driver does
-                assertEquals(prediction.transactionSection().contains("unnest("), measured.unnestStatements() > 0,
+                assertEquals(
+                        prediction.transactionSection().contains("unnest("),
+                        measured.unnestStatements() > 0,
                         "unnest form of the flushed INSERTs, " + context);
             }
         }
@@ -179,10 +230,14 @@ class ExplainAgreementTest {
         return Stream.of(
                 Arguments.of(new Script("batches of 50 rows and Statement batches", mixed, true, null), 50),
                 Arguments.of(new Script("batches of one row", mixed, true, null), 1),
-                Arguments.of(new Script("batches of 300 rows into a trigger table and a serial table",
-                        "INSERT INTO trig (id, v) VALUES (?, ?);\nINSERT INTO s (v) VALUES (?);\n"
-                                + "INSERT INTO trig (id, v) VALUES ('p', 'q');\nINSERT INTO b (id, v) VALUES ('p', 'q');\n",
-                        false, null), 300));
+                Arguments.of(
+                        new Script(
+                                "batches of 300 rows into a trigger table and a serial table",
+                                "INSERT INTO trig (id, v) VALUES (?, ?);\nINSERT INTO s (v) VALUES (?);\n"
+                                        + "INSERT INTO trig (id, v) VALUES ('p', 'q');\nINSERT INTO b (id, v) VALUES ('p', 'q');\n",
+                                false,
+                                null),
+                        300));
     }
 
     @ParameterizedTest(name = "{0}, rows {1}")
@@ -243,7 +298,9 @@ class ExplainAgreementTest {
 
     private static Prediction explain(String how, String script, String... args) throws Explain.UsageException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Explain.Tallies tallies = Explain.execute(pinnedArgs(args), new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)),
+        Explain.Tallies tallies = Explain.execute(
+                pinnedArgs(args),
+                new ByteArrayInputStream(script.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         return new Prediction(how, tallies, out.toString(StandardCharsets.UTF_8));
     }
@@ -253,8 +310,10 @@ class ExplainAgreementTest {
         StringBuilder url = new StringBuilder(settings == null ? db.pgjdbcUrl() : db.flushlessUrl(settings));
         Properties credentials = db.credentials();
         for (String name : credentials.stringPropertyNames()) {
-            url.append(url.indexOf("?") < 0 ? '?' : '&').append(URLEncoder.encode(name, StandardCharsets.UTF_8))
-                    .append('=').append(URLEncoder.encode(credentials.getProperty(name), StandardCharsets.UTF_8));
+            url.append(url.indexOf("?") < 0 ? '?' : '&')
+                    .append(URLEncoder.encode(name, StandardCharsets.UTF_8))
+                    .append('=')
+                    .append(URLEncoder.encode(credentials.getProperty(name), StandardCharsets.UTF_8));
         }
         return url.toString();
     }
@@ -266,9 +325,15 @@ class ExplainAgreementTest {
      * server's statements (transaction control and catalog lookups left out; -1 without pg_stat_statements), its
      * COMMIT/ROLLBACK statements, the driver's catalog lookups and its statements that unnest arrays.
      */
-    private record Measured(long reportIssued, long reportSent, long reportTrips, long socketTrips, long serverSent,
-            long serverControl, long catalogLookups, long unnestStatements) {
-    }
+    private record Measured(
+            long reportIssued,
+            long reportSent,
+            long reportTrips,
+            long socketTrips,
+            long serverSent,
+            long serverControl,
+            long catalogLookups,
+            long unnestStatements) {}
 
     /** A counting Flushless connection with {@code settings}; runs {@code work} and measures it. */
     private Measured measure(String settings, Work work) throws Exception {
@@ -286,11 +351,13 @@ class ExplainAgreementTest {
             work.run(c);
             long trips = socket.roundTrips();
             if (stats && Boolean.getBoolean("flushless.debugCounters")) {
-                try (Connection admin = db.statisticsConnection(); Statement s = admin.createStatement();
-                     java.sql.ResultSet rs = s.executeQuery("SELECT calls, query FROM pg_stat_statements s JOIN"
-                             + " pg_database d ON d.oid = s.dbid WHERE d.datname = '" + db.name() + "'")) {
+                try (Connection admin = db.statisticsConnection();
+                        Statement s = admin.createStatement();
+                        java.sql.ResultSet rs = s.executeQuery("SELECT calls, query FROM pg_stat_statements s JOIN"
+                                + " pg_database d ON d.oid = s.dbid WHERE d.datname = '" + db.name() + "'")) {
                     while (rs.next()) {
-                        System.out.println("    " + rs.getLong(1) + " " + rs.getString(2).replaceAll("\\s+", " "));
+                        System.out.println(
+                                "    " + rs.getLong(1) + " " + rs.getString(2).replaceAll("\\s+", " "));
                     }
                 }
             }
@@ -300,7 +367,8 @@ class ExplainAgreementTest {
             long lookups = -1;
             long unnest = -1;
             if (stats) {
-                unnest = db.statementCount("with flushless_s%unnest(%"); // flushes, not the catalog lookup (which unnests too)
+                unnest = db.statementCount(
+                        "with flushless_s%unnest(%"); // flushes, not the catalog lookup (which unnests too)
                 lookups = db.statementCount(LOOKUP);
                 long brackets = db.statementCount(BRACKET);
                 long catalog = lookups + 3 * brackets;
@@ -308,9 +376,15 @@ class ExplainAgreementTest {
                 long begins = db.statementCount("begin%") + db.statementCount("start transaction%");
                 serverSent = db.statementCount("%") - catalog - control - begins;
             }
-            return new Measured(after.statementsIssued() - before.statementsIssued(),
-                    after.statementsSent() - before.statementsSent(), after.roundTrips() - before.roundTrips(), trips,
-                    serverSent, control, lookups, unnest);
+            return new Measured(
+                    after.statementsIssued() - before.statementsIssued(),
+                    after.statementsSent() - before.statementsSent(),
+                    after.roundTrips() - before.roundTrips(),
+                    trips,
+                    serverSent,
+                    control,
+                    lookups,
+                    unnest);
         }
     }
 

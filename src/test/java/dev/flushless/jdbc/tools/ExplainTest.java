@@ -20,27 +20,32 @@ import org.junit.jupiter.api.io.TempDir;
 class ExplainTest {
 
     /** Exit code and both streams of one run. */
-    private record Result(int code, String out, String err) {
-    }
+    private record Result(int code, String out, String err) {}
 
     /**
      * {@code args} of an {@code explain} with the settings the tests' driver URLs carry
      * ({@link dev.flushless.jdbc.testing.TestDatabase#REWRITE_EVERYTHING}), so that small examples show the rewrites.
      */
     static String[] pinned(String... args) {
-        if (args.length == 0 || !args[0].equals("explain") || java.util.Arrays.asList(args).contains("--set")) {
+        if (args.length == 0
+                || !args[0].equals("explain")
+                || java.util.Arrays.asList(args).contains("--set")) {
             return args;
         }
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
-        all.addAll(1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
+        all.addAll(
+                1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
         return all.toArray(new String[0]);
     }
 
     private static Result run(String stdin, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = FlushlessMain.run(pinned(args), new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = FlushlessMain.run(
+                pinned(args),
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -53,24 +58,35 @@ class ExplainTest {
                 + "DELETE FROM t WHERE id = ?\n"
                 + "-- trailing comment only;\n";
         List<String> statements = SqlAnalyzer.splitStatements(script);
-        assertEquals(List.of(
-                "INSERT INTO t VALUES ('a;b', E'c\\';d')",
-                "-- a comment; with a semicolon\n"
-                        + "UPDATE t SET x = $$;$$ || $tag$ ; $$ ; $tag$ WHERE \"we;ird\" = 1", // trailing comment left out
-                "SELECT f(';', (SELECT 1))",
-                "DELETE FROM t WHERE id = ?"), statements);
+        assertEquals(
+                List.of(
+                        "INSERT INTO t VALUES ('a;b', E'c\\';d')",
+                        "-- a comment; with a semicolon\n"
+                                + "UPDATE t SET x = $$;$$ || $tag$ ; $$ ; $tag$ WHERE \"we;ird\" = 1", // trailing
+                        // comment left
+                        // out
+                        "SELECT f(';', (SELECT 1))",
+                        "DELETE FROM t WHERE id = ?"),
+                statements);
     }
 
     @Test
     void unterminatedQuoteExtendsToTheEnd() {
-        assertEquals(List.of("INSERT INTO t VALUES (1)", "INSERT INTO t VALUES ('open; still open"),
+        assertEquals(
+                List.of("INSERT INTO t VALUES (1)", "INSERT INTO t VALUES ('open; still open"),
                 SqlAnalyzer.splitStatements("INSERT INTO t VALUES (1); INSERT INTO t VALUES ('open; still open"));
     }
 
     @Test
     void insertBatchIsCoalescedIntoChunksOfMaxRows() {
-        Result r = run("INSERT INTO orders (id, customer) VALUES (?, ?);", "explain", "--rows", "10000", "--max-rows",
-                "4096", "-");
+        Result r = run(
+                "INSERT INTO orders (id, customer) VALUES (?, ?);",
+                "explain",
+                "--rows",
+                "10000",
+                "--max-rows",
+                "4096",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("coalesced: insert-unnest"), r.out());
         assertTrue(r.out().contains("statements: 10000 issued -> 3 sent (in one round trip)"), r.out());
@@ -92,8 +108,12 @@ class ExplainTest {
 
     @Test
     void unparsableStatementIsAFallbackWithItsReason() {
-        Result r = run("INSERT INTO audit SELECT * FROM orders WHERE id = ?;\nUPDATE t SET a = ? WHERE b IN (?, ?)",
-                "explain", "--rows", "50", "-");
+        Result r = run(
+                "INSERT INTO audit SELECT * FROM orders WHERE id = ?;\nUPDATE t SET a = ? WHERE b IN (?, ?)",
+                "explain",
+                "--rows",
+                "50",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("[1] line 1: INSERT INTO audit"), r.out());
         assertTrue(r.out().contains("not coalesced, runs as sent: INSERT ... SELECT"), r.out());
@@ -105,9 +125,12 @@ class ExplainTest {
     /** The multi-statement article's three-table transaction: three INSERTs become one chained statement. */
     @Test
     void referenceArticleThreeTableTransactionBecomesOneStatement() {
-        Result r = run("insert into demo1(value) values ('Bonjour');\n"
-                + "insert into demo2(value) values ('Ciao');\n"
-                + "insert into demo3(value) values ('Grüezi');\n", "explain", "-");
+        Result r = run(
+                "insert into demo1(value) values ('Bonjour');\n"
+                        + "insert into demo2(value) values ('Ciao');\n"
+                        + "insert into demo3(value) values ('Grüezi');\n",
+                "explain",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("Statement batch of statements [1] to [3]: coalesced: statement-chain"), r.out());
         assertTrue(r.out().contains("statements: 3 issued -> 1 sent"), r.out());
@@ -120,9 +143,13 @@ class ExplainTest {
      */
     @Test
     void referenceArticleOnConflictExamples() {
-        Result r = run("insert into demo (id,a,b,c) select generate_series(100000,200000),0,0,0 on conflict do nothing;\n"
-                + "insert into demo (id, a, b, c) values (?, ?, ?, ?) on conflict (id) do nothing;\n", "explain", "--rows",
-                "3000", "-");
+        Result r = run(
+                "insert into demo (id,a,b,c) select generate_series(100000,200000),0,0,0 on conflict do nothing;\n"
+                        + "insert into demo (id, a, b, c) values (?, ?, ?, ?) on conflict (id) do nothing;\n",
+                "explain",
+                "--rows",
+                "3000",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("not coalesced, runs as sent: INSERT ... SELECT"), r.out());
         assertTrue(r.out().contains("coalesced: upsert-do-nothing"), r.out());
@@ -131,17 +158,21 @@ class ExplainTest {
 
     @Test
     void statementBatchIsGroupedIntoChains() {
-        Result r = run("INSERT INTO log (msg) VALUES ('one');\n"
-                + "INSERT INTO log (msg) VALUES ('two');\n"
-                + "UPDATE counters SET n = n + 1 WHERE name = 'a';\n"
-                + "UPDATE counters SET n = n + 1 WHERE name = 'b';\n", "explain", "-");
+        Result r = run(
+                "INSERT INTO log (msg) VALUES ('one');\n"
+                        + "INSERT INTO log (msg) VALUES ('two');\n"
+                        + "UPDATE counters SET n = n + 1 WHERE name = 'a';\n"
+                        + "UPDATE counters SET n = n + 1 WHERE name = 'b';\n",
+                "explain",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("Statement batch of statements [1] to [4]: coalesced: statement-chain"), r.out());
         assertTrue(r.out().contains("statements: 4 issued -> 2 sent"), r.out());
         assertTrue(r.out().contains("chain 1 of [1], [2], [3]:"), r.out());
         assertTrue(r.out().contains("WITH flushless_s1 AS (INSERT INTO log (msg) VALUES ('one')"), r.out());
         assertTrue(r.out().contains("[4] alone, as written") || r.out().contains("chain 2"), r.out());
-        assertTrue(r.out().contains("Statement batches (parameterless writes, once each): 4 issued -> 2 sent"), r.out());
+        assertTrue(
+                r.out().contains("Statement batches (parameterless writes, once each): 4 issued -> 2 sent"), r.out());
     }
 
     /** The output with every run of whitespace as one space (explanations wrap at about 110 characters). */
@@ -170,9 +201,14 @@ class ExplainTest {
      */
     @Test
     void referenceArticleThreeTableTransactionIsOneRoundTrip() {
-        Result r = run("insert into demo1(value) values ('Bonjour');\n"
-                + "insert into demo2(value) values ('Ciao');\n"
-                + "insert into demo3(value) values ('Grüezi');\n", "explain", "--mode", "transaction", "-");
+        Result r = run(
+                "insert into demo1(value) values ('Bonjour');\n"
+                        + "insert into demo2(value) values ('Ciao');\n"
+                        + "insert into demo3(value) values ('Grüezi');\n",
+                "explain",
+                "--mode",
+                "transaction",
+                "-");
         assertEquals(0, r.code(), r.err());
         assertFalse(r.out().contains("not implemented"), r.out());
         assertTrue(r.out().contains("Settings: flushless.mode=transaction,"), r.out());
@@ -180,45 +216,68 @@ class ExplainTest {
         assertTrue(r.out().contains("Statement batch of statements [1] to [3]: coalesced: statement-chain"), r.out());
         String tx = transactionSection(r);
         assertEquals(3, tx.split("buffered: a plain INSERT \\.\\.\\. VALUES", -1).length - 1, tx);
-        assertTrue(tx.contains("end of script: commit(), fused: nothing of the transaction was sent yet, so the 3"
-                + " buffered INSERTs ([1], [2], [3]) run as one implicit transaction (no BEGIN, no COMMIT): 1 statement"
-                + " in one round trip"), tx);
-        assertTrue(tx.contains("flush statement 1 of 1: WITH flushless_s1 AS (insert into demo1(value) values ('Bonjour')"),
+        assertTrue(
+                tx.contains("end of script: commit(), fused: nothing of the transaction was sent yet, so the 3"
+                        + " buffered INSERTs ([1], [2], [3]) run as one implicit transaction (no BEGIN, no COMMIT): 1 statement"
+                        + " in one round trip"),
+                tx);
+        assertTrue(
+                tx.contains(
+                        "flush statement 1 of 1: WITH flushless_s1 AS (insert into demo1(value) values ('Bonjour')"),
                 tx);
         assertTrue(tx.contains("flushless_s3 AS (insert into demo3(value) values ('Grüezi') RETURNING 1)"), tx);
         assertTrue(tx.contains("flushes: 1 (at commit 1), sending 1 statement for the 3 buffered INSERTs"), tx);
-        assertTrue(tx.contains("round trips: bare pgjdbc 4 (3 statements + 1 COMMIT) -> flushless.mode=transaction 1"), tx);
-        assertTrue(tx.contains("statements sent (BEGIN not counted): bare pgjdbc 4 -> flushless.mode=transaction 1"), tx);
+        assertTrue(
+                tx.contains("round trips: bare pgjdbc 4 (3 statements + 1 COMMIT) -> flushless.mode=transaction 1"),
+                tx);
+        assertTrue(
+                tx.contains("statements sent (BEGIN not counted): bare pgjdbc 4 -> flushless.mode=transaction 1"), tx);
         assertTrue(tx.contains("1 commit fused, without COMMIT"), tx);
     }
 
     /** BEGIN and COMMIT lines are the transaction's boundaries, not statements. */
     @Test
     void beginAndCommitLinesAreTheTransactionBoundaries() {
-        Result r = run("BEGIN;\ninsert into a (v) values ('x');\ninsert into b (v) values ('y');\nCOMMIT;\n", "explain",
-                "--mode", "transaction", "-");
+        Result r = run(
+                "BEGIN;\ninsert into a (v) values ('x');\ninsert into b (v) values ('y');\nCOMMIT;\n",
+                "explain",
+                "--mode",
+                "transaction",
+                "-");
         assertEquals(0, r.code(), r.err());
         String tx = transactionSection(r);
-        assertTrue(tx.contains("[1] line 1: BEGIN transaction start: taken as setAutoCommit(false); nothing is sent"), tx);
+        assertTrue(
+                tx.contains("[1] line 1: BEGIN transaction start: taken as setAutoCommit(false); nothing is sent"), tx);
         assertTrue(tx.contains("[4] line 4: COMMIT commit(), fused"), tx);
         assertFalse(tx.contains("end of script"), tx);
-        assertTrue(tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 1"), tx);
+        assertTrue(
+                tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 1"),
+                tx);
     }
 
     @Test
     void insertThenSelectOfTheSameTableFlushesBeforeTheSelect() {
-        Result r = run("INSERT INTO orders (id, customer) VALUES (?, ?);\n"
-                + "SELECT count(*) FROM Orders WHERE customer = ?;\n", "explain", "--mode", "transaction", "-");
+        Result r = run(
+                "INSERT INTO orders (id, customer) VALUES (?, ?);\n"
+                        + "SELECT count(*) FROM Orders WHERE customer = ?;\n",
+                "explain",
+                "--mode",
+                "transaction",
+                "-");
         assertEquals(0, r.code(), r.err());
         String tx = transactionSection(r);
         assertTrue(tx.contains("[1] line 1: INSERT INTO orders (id, customer) VALUES (?, ?) buffered"), tx);
-        assertTrue(tx.contains("[2] line 2: SELECT count(*) FROM Orders WHERE customer = ? flush first (read of a written"
-                + " table): reads Orders, which the buffered INSERTs write; sends 1 buffered INSERT ([1]) as 1 statement"
-                + " in one round trip flush statement 1 of 1: WITH flushless_s1 AS (INSERT INTO orders (id, customer)"
-                + " VALUES (?, ?) RETURNING 1)"), tx);
+        assertTrue(
+                tx.contains("[2] line 2: SELECT count(*) FROM Orders WHERE customer = ? flush first (read of a written"
+                        + " table): reads Orders, which the buffered INSERTs write; sends 1 buffered INSERT ([1]) as 1 statement"
+                        + " in one round trip flush statement 1 of 1: WITH flushless_s1 AS (INSERT INTO orders (id, customer)"
+                        + " VALUES (?, ?) RETURNING 1)"),
+                tx);
         assertTrue(tx.contains("then the statement itself: 2 round trips in all"), tx);
         assertTrue(tx.contains("end of script: commit(): nothing buffered; COMMIT: 1 round trip"), tx);
-        assertTrue(tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 3"), tx);
+        assertTrue(
+                tx.contains("round trips: bare pgjdbc 3 (2 statements + 1 COMMIT) -> flushless.mode=transaction 3"),
+                tx);
     }
 
     /**
@@ -228,54 +287,87 @@ class ExplainTest {
      */
     @Test
     void nextvalAndReadsOfOtherTablesDoNotFlush() {
-        Result r = run("INSERT INTO orders (id) VALUES (?);\n"
-                + "select nextval('order_seq');\n"
-                + "SELECT price FROM products WHERE sku = ?;\n"
-                + "INSERT INTO order_line (order_id, sku) VALUES (?, ?);\n", "explain", "--mode", "transaction", "-");
+        Result r = run(
+                "INSERT INTO orders (id) VALUES (?);\n"
+                        + "select nextval('order_seq');\n"
+                        + "SELECT price FROM products WHERE sku = ?;\n"
+                        + "INSERT INTO order_line (order_id, sku) VALUES (?, ?);\n",
+                "explain",
+                "--mode",
+                "transaction",
+                "-");
         assertEquals(0, r.code(), r.err());
         String tx = transactionSection(r);
-        assertTrue(tx.contains("[2] line 2: select nextval('order_seq') runs without flushing: reads no table; the"
-                + " buffered INSERT stays buffered; 1 round trip"), tx);
-        assertTrue(tx.contains("(a sequence call: it flushes first when a buffered INSERT's table has an identity column"
-                + " or a default drawing from a sequence"), tx);
-        assertTrue(tx.contains("[3] line 3: SELECT price FROM products WHERE sku = ? runs without flushing: reads only"
-                + " products, none written by the buffer"), tx);
+        assertTrue(
+                tx.contains("[2] line 2: select nextval('order_seq') runs without flushing: reads no table; the"
+                        + " buffered INSERT stays buffered; 1 round trip"),
+                tx);
+        assertTrue(
+                tx.contains("(a sequence call: it flushes first when a buffered INSERT's table has an identity column"
+                        + " or a default drawing from a sequence"),
+                tx);
+        assertTrue(
+                tx.contains("[3] line 3: SELECT price FROM products WHERE sku = ? runs without flushing: reads only"
+                        + " products, none written by the buffer"),
+                tx);
         assertFalse(tx.contains("flush first"), tx);
-        assertTrue(tx.contains("commit(): sends the 2 buffered INSERTs ([1], [4]) as 1 statement and COMMIT in one round"
-                + " trip"), tx);
-        assertTrue(tx.contains("round trips: bare pgjdbc 5 (4 statements + 1 COMMIT) -> flushless.mode=transaction 3"), tx);
+        assertTrue(
+                tx.contains("commit(): sends the 2 buffered INSERTs ([1], [4]) as 1 statement and COMMIT in one round"
+                        + " trip"),
+                tx);
+        assertTrue(
+                tx.contains("round trips: bare pgjdbc 5 (4 statements + 1 COMMIT) -> flushless.mode=transaction 3"),
+                tx);
         assertTrue(tx.contains("2 reads without flushing"), tx);
     }
 
     @Test
     void writesRideAlongOrFlushFirstAndDdlFlushes() {
-        Result r = run("INSERT INTO log (msg) VALUES ('a');\n"
-                + "UPDATE stock SET n = n - ? WHERE sku = ?;\n"
-                + "INSERT INTO log (msg) VALUES ('b');\n"
-                + "INSERT INTO log (msg) VALUES ('c') RETURNING id;\n"
-                + "INSERT INTO log (msg) VALUES ('d');\n"
-                + "CREATE INDEX ON log (msg);\n"
-                + "INSERT INTO log (msg) VALUES ('e');\n"
-                + "SELECT f(1);\n"
-                + "INSERT INTO log (msg) VALUES ('f');\n"
-                + "ROLLBACK;\n", "explain", "--mode", "transaction", "-");
+        Result r = run(
+                "INSERT INTO log (msg) VALUES ('a');\n"
+                        + "UPDATE stock SET n = n - ? WHERE sku = ?;\n"
+                        + "INSERT INTO log (msg) VALUES ('b');\n"
+                        + "INSERT INTO log (msg) VALUES ('c') RETURNING id;\n"
+                        + "INSERT INTO log (msg) VALUES ('d');\n"
+                        + "CREATE INDEX ON log (msg);\n"
+                        + "INSERT INTO log (msg) VALUES ('e');\n"
+                        + "SELECT f(1);\n"
+                        + "INSERT INTO log (msg) VALUES ('f');\n"
+                        + "ROLLBACK;\n",
+                "explain",
+                "--mode",
+                "transaction",
+                "-");
         assertEquals(0, r.code(), r.err());
         String tx = transactionSection(r);
-        assertTrue(tx.contains("[2] line 2: UPDATE stock SET n = n - ? WHERE sku = ? flush with it (write riding along):"
-                + " its update count is needed at once, so it rides along with the buffer: sends 1 buffered INSERT ([1])"
-                + " as 1 statement, then this statement, in one round trip"), tx);
-        assertTrue(tx.contains("[4] line 4: INSERT INTO log (msg) VALUES ('c') RETURNING id not buffered: RETURNING: its"
-                + " rows are read flush first (write that cannot ride along): RETURNING: its rows are read; sends 1"
-                + " buffered INSERT ([3])"), tx);
-        assertTrue(tx.contains("[6] line 6: CREATE INDEX ON log (msg) flush first (DDL or other statement): neither a"
-                + " SELECT nor a write (DDL); sends 1 buffered INSERT ([5])"), tx);
+        assertTrue(
+                tx.contains("[2] line 2: UPDATE stock SET n = n - ? WHERE sku = ? flush with it (write riding along):"
+                        + " its update count is needed at once, so it rides along with the buffer: sends 1 buffered INSERT ([1])"
+                        + " as 1 statement, then this statement, in one round trip"),
+                tx);
+        assertTrue(
+                tx.contains("[4] line 4: INSERT INTO log (msg) VALUES ('c') RETURNING id not buffered: RETURNING: its"
+                        + " rows are read flush first (write that cannot ride along): RETURNING: its rows are read; sends 1"
+                        + " buffered INSERT ([3])"),
+                tx);
+        assertTrue(
+                tx.contains("[6] line 6: CREATE INDEX ON log (msg) flush first (DDL or other statement): neither a"
+                        + " SELECT nor a write (DDL); sends 1 buffered INSERT ([5])"),
+                tx);
         assertTrue(tx.contains("[8] line 8: SELECT f(1) flush first (unanalysable read)"), tx);
-        assertTrue(tx.contains("[10] line 10: ROLLBACK rollback(): 1 buffered INSERT ([9]) discarded unsent; ROLLBACK: 1"
-                + " round trip"), tx);
-        assertTrue(tx.contains("flushes: 4 (write riding along 1, write that cannot ride along 1, DDL or other statement 1,"
-                + " unanalysable read 1), sending 4 statements for the 5 buffered INSERTs"), tx);
+        assertTrue(
+                tx.contains("[10] line 10: ROLLBACK rollback(): 1 buffered INSERT ([9]) discarded unsent; ROLLBACK: 1"
+                        + " round trip"),
+                tx);
+        assertTrue(
+                tx.contains(
+                        "flushes: 4 (write riding along 1, write that cannot ride along 1, DDL or other statement 1,"
+                                + " unanalysable read 1), sending 4 statements for the 5 buffered INSERTs"),
+                tx);
         // bare: 9 statements + ROLLBACK; transaction mode: UPDATE (with its ride), 3 x (flush + statement), ROLLBACK
-        assertTrue(tx.contains("round trips: bare pgjdbc 10 (9 statements + 1 ROLLBACK) -> flushless.mode=transaction 8"), tx);
+        assertTrue(
+                tx.contains("round trips: bare pgjdbc 10 (9 statements + 1 ROLLBACK) -> flushless.mode=transaction 8"),
+                tx);
     }
 
     @Test
@@ -288,9 +380,17 @@ class ExplainTest {
 
     @Test
     void badArgumentsExitWithTwo() {
-        for (String[] args : new String[][] {{"explain"}, {"explain", "--rows", "0", "-"}, {"explain", "--rows"},
-                {"explain", "--rows", "many", "-"}, {"explain", "--mode", "eager", "-"}, {"explain", "--bogus", "-"},
-                {"explain", "a.sql", "b.sql"}, {"frobnicate"}, {}}) {
+        for (String[] args : new String[][] {
+            {"explain"},
+            {"explain", "--rows", "0", "-"},
+            {"explain", "--rows"},
+            {"explain", "--rows", "many", "-"},
+            {"explain", "--mode", "eager", "-"},
+            {"explain", "--bogus", "-"},
+            {"explain", "a.sql", "b.sql"},
+            {"frobnicate"},
+            {}
+        }) {
             Result r = run("", args);
             assertEquals(2, r.code(), String.join(" ", args));
             assertTrue(!r.err().isBlank(), String.join(" ", args));

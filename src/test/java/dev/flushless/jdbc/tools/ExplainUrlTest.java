@@ -51,19 +51,25 @@ class ExplainUrlTest {
      * ({@link dev.flushless.jdbc.testing.TestDatabase#REWRITE_EVERYTHING}), so that small examples show the rewrites.
      */
     static String[] pinned(String... args) {
-        if (args.length == 0 || !args[0].equals("explain") || java.util.Arrays.asList(args).contains("--set")) {
+        if (args.length == 0
+                || !args[0].equals("explain")
+                || java.util.Arrays.asList(args).contains("--set")) {
             return args;
         }
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
-        all.addAll(1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
+        all.addAll(
+                1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
         return all.toArray(new String[0]);
     }
 
     private static Result run(String stdin, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = FlushlessMain.run(pinned(args), new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = FlushlessMain.run(
+                pinned(args),
+                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -72,15 +78,18 @@ class ExplainUrlTest {
         StringBuilder url = new StringBuilder(db.pgjdbcUrl());
         Properties credentials = db.credentials();
         for (String name : credentials.stringPropertyNames()) {
-            url.append(url.indexOf("?") < 0 ? '?' : '&').append(URLEncoder.encode(name, StandardCharsets.UTF_8))
-                    .append('=').append(URLEncoder.encode(credentials.getProperty(name), StandardCharsets.UTF_8));
+            url.append(url.indexOf("?") < 0 ? '?' : '&')
+                    .append(URLEncoder.encode(name, StandardCharsets.UTF_8))
+                    .append('=')
+                    .append(URLEncoder.encode(credentials.getProperty(name), StandardCharsets.UTF_8));
         }
         return url.toString();
     }
 
     @Test
     void theRealCatalogShapesTheExplanationAndNothingIsChanged(TestDatabase db) throws Exception {
-        db.execute("DROP TABLE IF EXISTS audited, numbered, keyed, coded",
+        db.execute(
+                "DROP TABLE IF EXISTS audited, numbered, keyed, coded",
                 "CREATE TABLE audited (id text, note text)",
                 "CREATE OR REPLACE FUNCTION audited_touch() RETURNS trigger LANGUAGE plpgsql AS"
                         + " $$ BEGIN NEW.note := NEW.note || '!'; RETURN NEW; END $$",
@@ -106,26 +115,35 @@ class ExplainUrlTest {
         assertTrue(online.out().contains("Catalog: read from database " + db.name()), online.out());
         assertFalse(online.out().contains("Offline assumptions"), online.out());
         // the trigger: the INSERT is not buffered and runs as sent; offline it would be buffered
-        assertTrue(tx.contains("[1] line 1: INSERT INTO audited (id, note) VALUES (?, ?) not buffered: table has user"
-                + " triggers runs as sent: nothing is buffered to send with it; 1 round trip"), tx);
+        assertTrue(
+                tx.contains("[1] line 1: INSERT INTO audited (id, note) VALUES (?, ?) not buffered: table has user"
+                        + " triggers runs as sent: nothing is buffered to send with it; 1 round trip"),
+                tx);
         assertTrue(offlineTx.contains("[1] line 1: INSERT INTO audited (id, note) VALUES (?, ?) buffered"), offlineTx);
         // the serial column: currval waits for the buffered INSERT, and rollback() sends the buffer to draw its ids
         assertTrue(tx.contains("[2] line 2: INSERT INTO numbered (note) VALUES (?) buffered"), tx);
         assertTrue(tx.contains("[3] line 3: SELECT currval('numbered_id_seq') flush first (sequence call)"), tx);
-        assertTrue(offlineTx.contains("[3] line 3: SELECT currval('numbered_id_seq') runs without flushing"), offlineTx);
-        assertTrue(tx.contains("[6] line 6: ROLLBACK flush first (before rollback()): a buffered table draws ids from a"
-                + " sequence"), tx);
-        assertTrue(offlineTx.contains("[6] line 6: ROLLBACK rollback(): 1 buffered INSERT ([5]) discarded unsent"),
+        assertTrue(
+                offlineTx.contains("[3] line 3: SELECT currval('numbered_id_seq') runs without flushing"), offlineTx);
+        assertTrue(
+                tx.contains("[6] line 6: ROLLBACK flush first (before rollback()): a buffered table draws ids from a"
+                        + " sequence"),
+                tx);
+        assertTrue(
+                offlineTx.contains("[6] line 6: ROLLBACK rollback(): 1 buffered INSERT ([5]) discarded unsent"),
                 offlineTx);
         // the column types: an integer key bound with setString is not coalesced (offline every column is text)
         String batch = online.flat().substring(0, online.flat().indexOf("== flushless.mode=transaction"));
         String offlineBatch = offline.flat().substring(0, offline.flat().indexOf("== flushless.mode=transaction"));
-        assertTrue(batch.contains("[4] line 4: UPDATE keyed SET note = ? WHERE id = ? not coalesced, runs as sent: key"
-                + " column id of type integer bound with String"), batch);
+        assertTrue(
+                batch.contains("[4] line 4: UPDATE keyed SET note = ? WHERE id = ? not coalesced, runs as sent: key"
+                        + " column id of type integer bound with String"),
+                batch);
         assertTrue(offlineBatch.contains("[4] line 4: UPDATE keyed SET note = ? WHERE id = ? coalesced"), offlineBatch);
         // the unique key: rows matching at most one row each are counted in the shorter form
         String coded = batch.substring(batch.indexOf("[7] line 7"), batch.indexOf("== Parameterless"));
-        String offlineCoded = offlineBatch.substring(offlineBatch.indexOf("[7] line 7"), offlineBatch.indexOf("== Parameterless"));
+        String offlineCoded =
+                offlineBatch.substring(offlineBatch.indexOf("[7] line 7"), offlineBatch.indexOf("== Parameterless"));
         assertTrue(coded.contains("coalesced"), coded);
         assertFalse(coded.equals(offlineCoded), "the unique key changes the plan:\n" + coded + "\n" + offlineCoded);
 
@@ -135,10 +153,15 @@ class ExplainUrlTest {
             assertTrue(sent.stream().anyMatch(q -> q.equalsIgnoreCase("BEGIN READ ONLY")), String.join("\n", sent));
             for (String query : sent) {
                 String q = query.toUpperCase(java.util.Locale.ROOT);
-                assertTrue(q.startsWith("BEGIN READ ONLY") || q.startsWith("WITH RECURSIVE TARGET AS (SELECT TO_REGCLASS(")
-                        || q.startsWith("SAVEPOINT ") || q.startsWith("ROLLBACK") || q.startsWith("RELEASE SAVEPOINT ")
-                        || q.equals("SELECT CURRENT_CATALOG") // pgjdbc's getCatalog(), for the database's name
-                        || q.startsWith("SET APPLICATION_NAME ") || q.startsWith("SET EXTRA_FLOAT_DIGITS "), // pgjdbc's, at connect
+                assertTrue(
+                        q.startsWith("BEGIN READ ONLY")
+                                || q.startsWith("WITH RECURSIVE TARGET AS (SELECT TO_REGCLASS(")
+                                || q.startsWith("SAVEPOINT ")
+                                || q.startsWith("ROLLBACK")
+                                || q.startsWith("RELEASE SAVEPOINT ")
+                                || q.equals("SELECT CURRENT_CATALOG") // pgjdbc's getCatalog(), for the database's name
+                                || q.startsWith("SET APPLICATION_NAME ")
+                                || q.startsWith("SET EXTRA_FLOAT_DIGITS "), // pgjdbc's, at connect
                         "explain --url sent " + query);
             }
         }
@@ -148,9 +171,11 @@ class ExplainUrlTest {
     /** The statements the server ran in {@code db} since the last reset. */
     private static List<String> statements(TestDatabase db) throws Exception {
         List<String> queries = new ArrayList<>();
-        try (Connection admin = db.statisticsConnection(); Statement s = admin.createStatement();
-             ResultSet rs = s.executeQuery("SELECT query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
-                     + " WHERE d.datname = '" + db.name() + "'")) {
+        try (Connection admin = db.statisticsConnection();
+                Statement s = admin.createStatement();
+                ResultSet rs =
+                        s.executeQuery("SELECT query FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+                                + " WHERE d.datname = '" + db.name() + "'")) {
             while (rs.next()) {
                 queries.add(rs.getString(1).strip().replaceAll("\\s+", " "));
             }

@@ -34,44 +34,113 @@ import java.util.stream.Collectors;
 final class DelegationSources {
 
     /** One generated class. */
-    record Spec(String name, Class<?> iface, String javadoc, String superclass, String field, boolean finalField,
-            String constructorParameters, String superCall, boolean declaredOnly, boolean wrapResultSets,
-            List<Method> extra, PgjdbcInterface pgjdbc) {
-    }
+    record Spec(
+            String name,
+            Class<?> iface,
+            String javadoc,
+            String superclass,
+            String field,
+            boolean finalField,
+            String constructorParameters,
+            String superCall,
+            boolean declaredOnly,
+            boolean wrapResultSets,
+            List<Method> extra,
+            PgjdbcInterface pgjdbc) {}
 
     /**
      * A pgjdbc interface the facade implements too (code that casts instead of unwrapping works unchanged): its methods
      * call {@code accessor()}, which the facade implements with pgjdbc's own object.
      */
-    record PgjdbcInterface(Class<?> iface, String accessor) {
-    }
+    record PgjdbcInterface(Class<?> iface, String accessor) {}
 
     static List<Spec> specs() {
         List<Method> textMethods = Arrays.stream(Statement.class.getMethods())
-                .filter(m -> m.getParameterCount() > 0 && m.getParameterTypes()[0] == String.class
+                .filter(m -> m.getParameterCount() > 0
+                        && m.getParameterTypes()[0] == String.class
                         && (m.getName().startsWith("execute") || m.getName().equals("addBatch")))
                 .toList();
         return List.of(
-                new Spec("ConnectionDelegation", Connection.class, "a {@link Connection} and pgjdbc's {@code PGConnection}",
-                        null, "delegate", true, "Connection delegate", null, false, false, List.of(),
+                new Spec(
+                        "ConnectionDelegation",
+                        Connection.class,
+                        "a {@link Connection} and pgjdbc's {@code PGConnection}",
+                        null,
+                        "delegate",
+                        true,
+                        "Connection delegate",
+                        null,
+                        false,
+                        false,
+                        List.of(),
                         new PgjdbcInterface(org.postgresql.PGConnection.class, "pgConnection")),
-                new Spec("StatementDelegation", Statement.class, "a {@link Statement} and pgjdbc's {@code PGStatement}",
-                        null, "delegate", true, "Statement delegate", null, false, false, List.of(),
+                new Spec(
+                        "StatementDelegation",
+                        Statement.class,
+                        "a {@link Statement} and pgjdbc's {@code PGStatement}",
+                        null,
+                        "delegate",
+                        true,
+                        "Statement delegate",
+                        null,
+                        false,
+                        false,
+                        List.of(),
                         new PgjdbcInterface(org.postgresql.PGStatement.class, "pgStatement")),
-                new Spec("PreparedStatementDelegation", PreparedStatement.class, "a {@link PreparedStatement} (the methods"
-                        + " it adds to {@link Statement}; and the ones that take SQL text, which pgjdbc rejects on a"
-                        + " prepared statement)", "WrappedStatement", "prepared", true,
-                        "PreparedStatement delegate, WrappedConnection connection", "super(delegate, connection);", true,
-                        false, textMethods, null),
-                new Spec("CallableStatementDelegation", CallableStatement.class, "a {@link CallableStatement} (the"
-                        + " methods it adds to {@link PreparedStatement})", "WrappedPreparedStatement", "callable", true,
+                new Spec(
+                        "PreparedStatementDelegation",
+                        PreparedStatement.class,
+                        "a {@link PreparedStatement} (the methods"
+                                + " it adds to {@link Statement}; and the ones that take SQL text, which pgjdbc rejects on a"
+                                + " prepared statement)",
+                        "WrappedStatement",
+                        "prepared",
+                        true,
+                        "PreparedStatement delegate, WrappedConnection connection",
+                        "super(delegate, connection);",
+                        true,
+                        false,
+                        textMethods,
+                        null),
+                new Spec(
+                        "CallableStatementDelegation",
+                        CallableStatement.class,
+                        "a {@link CallableStatement} (the" + " methods it adds to {@link PreparedStatement})",
+                        "WrappedPreparedStatement",
+                        "callable",
+                        true,
                         "CallableStatement delegate, WrappedConnection connection, String sql",
-                        "super(delegate, connection, sql);", true, false, List.of(), null),
-                new Spec("ResultSetDelegation", ResultSet.class, "a {@link ResultSet}", null, "delegate", false,
-                        "ResultSet delegate", null, false, false, List.of(), null),
-                new Spec("DatabaseMetaDataDelegation", DatabaseMetaData.class, "a {@link DatabaseMetaData} (result sets"
-                        + " it returns are wrapped, see {@link #wrap})", null, "delegate", true,
-                        "DatabaseMetaData delegate", null, false, true, List.of(), null));
+                        "super(delegate, connection, sql);",
+                        true,
+                        false,
+                        List.of(),
+                        null),
+                new Spec(
+                        "ResultSetDelegation",
+                        ResultSet.class,
+                        "a {@link ResultSet}",
+                        null,
+                        "delegate",
+                        false,
+                        "ResultSet delegate",
+                        null,
+                        false,
+                        false,
+                        List.of(),
+                        null),
+                new Spec(
+                        "DatabaseMetaDataDelegation",
+                        DatabaseMetaData.class,
+                        "a {@link DatabaseMetaData} (result sets" + " it returns are wrapped, see {@link #wrap})",
+                        null,
+                        "delegate",
+                        true,
+                        "DatabaseMetaData delegate",
+                        null,
+                        false,
+                        true,
+                        List.of(),
+                        null));
     }
 
     /** The source text of {@code spec}'s class. */
@@ -80,9 +149,11 @@ final class DelegationSources {
         out.append("package dev.flushless.jdbc.wrapper;\n\n");
         out.append("import java.sql.*;\n\n");
         out.append("/**\n");
-        javadoc(out, "Pass-through for " + spec.javadoc() + ": every method calls the wrapped object's. Generated from"
-                + " the {@code java.sql} interface by {@code DelegationSources} (test sources); do not edit: regenerate"
-                + " with {@code mvn -q test -Dtest=DelegationSourcesTest -Dflushless.regenerate=true}.");
+        javadoc(
+                out,
+                "Pass-through for " + spec.javadoc() + ": every method calls the wrapped object's. Generated from"
+                        + " the {@code java.sql} interface by {@code DelegationSources} (test sources); do not edit: regenerate"
+                        + " with {@code mvn -q test -Dtest=DelegationSourcesTest -Dflushless.regenerate=true}.");
         out.append(" */\n");
         out.append("@SuppressWarnings(\"deprecation\")\n");
         out.append("abstract class ").append(spec.name());
@@ -94,17 +165,29 @@ final class DelegationSources {
             out.append(", ").append(spec.pgjdbc().iface().getName());
         }
         out.append(" {\n\n");
-        out.append("    ").append(spec.finalField() ? "final " : "").append(spec.iface().getSimpleName()).append(' ')
-                .append(spec.field()).append(";\n\n");
-        out.append("    ").append(spec.name()).append('(').append(spec.constructorParameters()).append(") {\n");
+        out.append("    ")
+                .append(spec.finalField() ? "final " : "")
+                .append(spec.iface().getSimpleName())
+                .append(' ')
+                .append(spec.field())
+                .append(";\n\n");
+        out.append("    ")
+                .append(spec.name())
+                .append('(')
+                .append(spec.constructorParameters())
+                .append(") {\n");
         if (spec.superCall() != null) {
             out.append("        ").append(spec.superCall()).append('\n');
         }
         out.append("        this.").append(spec.field()).append(" = delegate;\n    }\n");
         if (spec.pgjdbc() != null) {
-            out.append("\n    /** pgjdbc's own object underneath (the calls of {@code ").append(spec.pgjdbc().iface().getSimpleName())
+            out.append("\n    /** pgjdbc's own object underneath (the calls of {@code ")
+                    .append(spec.pgjdbc().iface().getSimpleName())
                     .append("} go to it). */\n");
-            out.append("    abstract ").append(spec.pgjdbc().iface().getName()).append(' ').append(spec.pgjdbc().accessor())
+            out.append("    abstract ")
+                    .append(spec.pgjdbc().iface().getName())
+                    .append(' ')
+                    .append(spec.pgjdbc().accessor())
                     .append("();\n");
         }
         if (spec.wrapResultSets()) {
@@ -142,8 +225,10 @@ final class DelegationSources {
 
     private static List<Method> methods(Spec spec) {
         Map<String, Method> bySignature = new LinkedHashMap<>();
-        List<Method> candidates = new ArrayList<>(Arrays.asList(spec.declaredOnly() ? spec.iface().getDeclaredMethods()
-                : spec.iface().getMethods()));
+        List<Method> candidates = new ArrayList<>(Arrays.asList(
+                spec.declaredOnly()
+                        ? spec.iface().getDeclaredMethods()
+                        : spec.iface().getMethods()));
         candidates.addAll(spec.extra());
         for (Method method : candidates) {
             if (Modifier.isStatic(method.getModifiers()) || !Modifier.isPublic(method.getModifiers())) {
@@ -160,8 +245,9 @@ final class DelegationSources {
 
     private static List<Method> sorted(java.util.Collection<Method> methods) {
         List<Method> list = new ArrayList<>(methods);
-        list.sort(Comparator.comparing(Method::getName).thenComparing(m -> Arrays.stream(m.getParameterTypes())
-                .map(Class::getName).collect(Collectors.joining(","))));
+        list.sort(Comparator.comparing(Method::getName)
+                .thenComparing(m ->
+                        Arrays.stream(m.getParameterTypes()).map(Class::getName).collect(Collectors.joining(","))));
         return list;
     }
 
@@ -169,21 +255,30 @@ final class DelegationSources {
         out.append("    @Override\n    public ");
         TypeVariable<Method>[] variables = method.getTypeParameters();
         if (variables.length > 0) {
-            out.append('<').append(Arrays.stream(variables).map(TypeVariable::getName).collect(Collectors.joining(", ")))
+            out.append('<')
+                    .append(Arrays.stream(variables).map(TypeVariable::getName).collect(Collectors.joining(", ")))
                     .append("> ");
         }
-        out.append(type(method.getGenericReturnType())).append(' ').append(method.getName()).append('(');
+        out.append(type(method.getGenericReturnType()))
+                .append(' ')
+                .append(method.getName())
+                .append('(');
         Type[] parameters = method.getGenericParameterTypes();
         List<String> names = new ArrayList<>();
         for (int i = 0; i < parameters.length; i++) {
             names.add("p" + (i + 1));
-            out.append(i > 0 ? ", " : "").append(type(parameters[i])).append(" p").append(i + 1);
+            out.append(i > 0 ? ", " : "")
+                    .append(type(parameters[i]))
+                    .append(" p")
+                    .append(i + 1);
         }
         out.append(')');
         Class<?>[] exceptions = method.getExceptionTypes();
         if (exceptions.length > 0) {
-            out.append(" throws ").append(Arrays.stream(exceptions).map(DelegationSources::type)
-                    .collect(Collectors.joining(", ")));
+            out.append(" throws ")
+                    .append(Arrays.stream(exceptions)
+                            .map(DelegationSources::type)
+                            .collect(Collectors.joining(", ")));
         }
         out.append(" {\n        ");
         String call = target + '.' + method.getName() + '(' + String.join(", ", names) + ')';
@@ -209,8 +304,12 @@ final class DelegationSources {
             return c.getName().replace('$', '.');
         }
         if (type instanceof ParameterizedType p) {
-            return type(p.getRawType()) + '<' + Arrays.stream(p.getActualTypeArguments()).map(DelegationSources::type)
-                    .collect(Collectors.joining(", ")) + '>';
+            return type(p.getRawType())
+                    + '<'
+                    + Arrays.stream(p.getActualTypeArguments())
+                            .map(DelegationSources::type)
+                            .collect(Collectors.joining(", "))
+                    + '>';
         }
         if (type instanceof WildcardType w) {
             if (w.getLowerBounds().length > 0) {
@@ -228,6 +327,5 @@ final class DelegationSources {
         throw new IllegalArgumentException("type not written: " + type);
     }
 
-    private DelegationSources() {
-    }
+    private DelegationSources() {}
 }

@@ -26,8 +26,11 @@ class DelegationSourcesTest {
                 Files.writeString(file, generated, StandardCharsets.UTF_8);
                 continue;
             }
-            assertEquals(generated, Files.readString(file, StandardCharsets.UTF_8), file + " is not what the generator"
-                    + " writes: regenerate with mvn -q test -Dtest=DelegationSourcesTest -Dflushless.regenerate=true");
+            assertEquals(
+                    generated,
+                    Files.readString(file, StandardCharsets.UTF_8),
+                    file + " is not what the generator"
+                            + " writes: regenerate with mvn -q test -Dtest=DelegationSourcesTest -Dflushless.regenerate=true");
         }
     }
 }

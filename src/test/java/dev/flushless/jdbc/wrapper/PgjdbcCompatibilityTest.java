@@ -29,7 +29,9 @@ import org.postgresql.PGStatement;
 @ExtendWith(PostgresExtension.class)
 class PgjdbcCompatibilityTest {
 
-    private static final String[] MODES = {"bare", "flushless.mode=off", "flushless.mode=batch", "flushless.mode=transaction"};
+    private static final String[] MODES = {
+        "bare", "flushless.mode=off", "flushless.mode=batch", "flushless.mode=transaction"
+    };
 
     private static Connection connect(TestDatabase db, String mode, Properties extra) throws SQLException {
         Properties properties = db.credentials();
@@ -54,10 +56,10 @@ class PgjdbcCompatibilityTest {
             try (Connection c = connect(db, mode, rewrite)) {
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO rewritten (id, v) VALUES (?, ?)");
-                     PreparedStatement upsert = c.prepareStatement(
-                             "INSERT INTO rewritten (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
-                     PreparedStatement keyed = c.prepareStatement("INSERT INTO rewritten (id, v) VALUES (?, ?)",
-                             Statement.RETURN_GENERATED_KEYS)) {
+                        PreparedStatement upsert = c.prepareStatement(
+                                "INSERT INTO rewritten (id, v) VALUES (?, ?) ON CONFLICT (id) DO NOTHING");
+                        PreparedStatement keyed = c.prepareStatement(
+                                "INSERT INTO rewritten (id, v) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS)) {
                     String counts = batch(ps, 1, 3) + batch(upsert, 3, 6) + batch(keyed, 7, 8);
                     c.commit();
                     seen.add(mode + " " + counts);
@@ -85,7 +87,7 @@ class PgjdbcCompatibilityTest {
         List<String> rendered = new ArrayList<>();
         for (String mode : MODES) {
             try (Connection c = connect(db, mode, new Properties());
-                 PreparedStatement ps = c.prepareStatement("SELECT ?::int + ?, ?")) {
+                    PreparedStatement ps = c.prepareStatement("SELECT ?::int + ?, ?")) {
                 ps.setInt(1, 1);
                 ps.setLong(2, 2);
                 ps.setString(3, "x");
@@ -123,16 +125,21 @@ class PgjdbcCompatibilityTest {
                 long copied = pg.getCopyAPI().copyIn("COPY copied (id, v) FROM STDIN", new StringReader("2\tcopied\n"));
                 assertEquals(1, copied);
                 try (Statement s = c.createStatement();
-                     java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM copied")) {
+                        java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM copied")) {
                     rs.next();
                     assertEquals(2, rs.getInt(1), mode + ": COPY ran after the buffered INSERT");
                 }
                 c.commit();
-                assertTrue(c.unwrap(PGConnection.class).getClass().getName().startsWith("org.postgresql."),
+                assertTrue(
+                        c.unwrap(PGConnection.class).getClass().getName().startsWith("org.postgresql."),
                         "unwrap hands out pgjdbc's connection");
             }
-            assertArrayEquals(new Object[] {"1", "2"}, db.rows("SELECT id FROM copied ORDER BY id").stream()
-                    .map(r -> r.get(0)).toArray(), mode);
+            assertArrayEquals(
+                    new Object[] {"1", "2"},
+                    db.rows("SELECT id FROM copied ORDER BY id").stream()
+                            .map(r -> r.get(0))
+                            .toArray(),
+                    mode);
         }
     }
 }

@@ -8,17 +8,20 @@ import java.sql.SQLException;
 /** Test access to wrapper state that the driver keeps package-private: the bounds tests check it. */
 public final class WrapperInternals {
 
-    private WrapperInternals() {
-    }
+    private WrapperInternals() {}
 
     /** Distinct SQL texts in the driver-wide analysis cache (0 before the first connection). */
     public static int parseCacheEntries() {
-        return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedCount();
+        return WrappedConnection.sharedAnalyzer() == null
+                ? 0
+                : WrappedConnection.sharedAnalyzer().cachedCount();
     }
 
     /** Characters of SQL text the driver-wide analysis cache holds. */
     public static long parseCacheChars() {
-        return WrappedConnection.sharedAnalyzer() == null ? 0 : WrappedConnection.sharedAnalyzer().cachedChars();
+        return WrappedConnection.sharedAnalyzer() == null
+                ? 0
+                : WrappedConnection.sharedAnalyzer().cachedChars();
     }
 
     /** Rows {@code mode=transaction} keeps buffered on {@code connection} now. */

@@ -1,12 +1,11 @@
 package dev.flushless.jdbc.yugabyte;
 
-import dev.flushless.jdbc.session.ServerFacts;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.stats.FlushlessReport;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -37,8 +36,8 @@ import org.testcontainers.utility.DockerImageName;
  */
 class YugabyteContainerTest {
 
-    private static final String IMAGE = System.getenv().getOrDefault("FLUSHLESS_YUGABYTE_IMAGE",
-            "yugabytedb/yugabyte:2024.1.3.0-b105");
+    private static final String IMAGE =
+            System.getenv().getOrDefault("FLUSHLESS_YUGABYTE_IMAGE", "yugabytedb/yugabyte:2024.1.3.0-b105");
 
     private static GenericContainer<?> yugabyte;
     /** Why the tests are skipped, or {@code null} when Docker is available. */
@@ -81,8 +80,8 @@ class YugabyteContainerTest {
     }
 
     private static String url(String parameters) {
-        return "jdbc:flushless:postgresql://" + yugabyte.getHost() + ":" + yugabyte.getMappedPort(5433)
-                + "/yugabyte" + (parameters.isEmpty() ? "" : "?" + parameters);
+        return "jdbc:flushless:postgresql://" + yugabyte.getHost() + ":" + yugabyte.getMappedPort(5433) + "/yugabyte"
+                + (parameters.isEmpty() ? "" : "?" + parameters);
     }
 
     private static Connection connect(String parameters) throws SQLException {
@@ -92,8 +91,9 @@ class YugabyteContainerTest {
         SQLException last = null;
         for (int attempt = 0; attempt < 60; attempt++) { // YSQL accepts connections a little after the port opens
             try {
-                return DriverManager.getConnection(parameters == null ? url("").replace("jdbc:flushless:", "jdbc:")
-                        : url(parameters), credentials);
+                return DriverManager.getConnection(
+                        parameters == null ? url("").replace("jdbc:flushless:", "jdbc:") : url(parameters),
+                        credentials);
             } catch (SQLException e) {
                 last = e;
                 try {
@@ -118,8 +118,8 @@ class YugabyteContainerTest {
                     s.execute("CREATE TABLE " + table + " (k int PRIMARY KEY, code int UNIQUE, v text)");
                     s.execute("INSERT INTO " + table + " VALUES (1, 1, 'old'), (3, 3, 'old')");
                 }
-                PreparedStatement nothing = c.prepareStatement("INSERT INTO " + table
-                        + " (k, code, v) VALUES (?, ?, ?) ON CONFLICT (k) DO NOTHING");
+                PreparedStatement nothing = c.prepareStatement(
+                        "INSERT INTO " + table + " (k, code, v) VALUES (?, ?, ?) ON CONFLICT (k) DO NOTHING");
                 PreparedStatement update = c.prepareStatement("INSERT INTO " + table
                         + " (k, code, v) VALUES (?, ?, ?) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v || '+' || "
                         + table + ".v");
@@ -136,11 +136,16 @@ class YugabyteContainerTest {
                 int[] nothingCounts = nothing.executeBatch();
                 int[] updateCounts = update.executeBatch();
                 results.add(java.util.Arrays.toString(nothingCounts) + java.util.Arrays.toString(updateCounts));
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT k, code, v FROM " + table
-                        + " ORDER BY k")) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT k, code, v FROM " + table + " ORDER BY k")) {
                     StringBuilder rows = new StringBuilder();
                     while (rs.next()) {
-                        rows.append(rs.getInt(1)).append('/').append(rs.getInt(2)).append('/').append(rs.getString(3)).append(' ');
+                        rows.append(rs.getInt(1))
+                                .append('/')
+                                .append(rs.getInt(2))
+                                .append('/')
+                                .append(rs.getString(3))
+                                .append(' ');
                     }
                     results.add(rows.toString());
                 }
@@ -166,7 +171,8 @@ class YugabyteContainerTest {
             assertEquals(List.of("off", "off"), settings(c));
             c.setAutoCommit(false);
             c.setReadOnly(true);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class")) {
                 assertTrue(rs.next());
             }
             c.commit();
@@ -180,7 +186,8 @@ class YugabyteContainerTest {
     }
 
     private static String show(Connection c, String name) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + name)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW " + name)) {
             rs.next();
             return rs.getString(1);
         }
@@ -191,8 +198,10 @@ class YugabyteContainerTest {
         try (Connection c = connect("")) {
             ServerFacts facts = ServerFacts.of((Connection) c.unwrap(org.postgresql.PGConnection.class));
             assertTrue(facts.yugabyte(), facts.toString());
-            assertArrayEquals(new boolean[] {true}, new boolean[] {facts.autoAntiJoin((Connection) c.unwrap(
-                    org.postgresql.PGConnection.class))}, "2024.1 does not batch ON CONFLICT");
+            assertArrayEquals(
+                    new boolean[] {true},
+                    new boolean[] {facts.autoAntiJoin((Connection) c.unwrap(org.postgresql.PGConnection.class))},
+                    "2024.1 does not batch ON CONFLICT");
         }
     }
 }

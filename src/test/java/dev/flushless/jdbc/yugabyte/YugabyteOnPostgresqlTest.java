@@ -1,13 +1,12 @@
 package dev.flushless.jdbc.yugabyte;
 
-import dev.flushless.jdbc.session.ServerFacts;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.testing.PostgresExtension;
 import dev.flushless.jdbc.testing.RoundTripCountingSocketFactory;
 import dev.flushless.jdbc.testing.TestDatabase;
@@ -80,12 +79,10 @@ class YugabyteOnPostgresqlTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         Logger logger = Logger.getLogger("dev.flushless.jdbc");
         logger.addHandler(capture);
@@ -94,15 +91,19 @@ class YugabyteOnPostgresqlTest {
             Properties properties = db.credentials();
             properties.putAll(RoundTripCountingSocketFactory.properties("follower-reads"));
             RoundTripCountingSocketFactory.Counter socket = RoundTripCountingSocketFactory.counter("follower-reads");
-            try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.followerReads=5000"), properties)) {
-                assertEquals(5000, c.unwrap(FlushlessConnection.class).flushlessConfig().followerReadsStalenessMs());
+            try (Connection c =
+                    DriverManager.getConnection(db.flushlessUrl("flushless.followerReads=5000"), properties)) {
+                assertEquals(
+                        5000,
+                        c.unwrap(FlushlessConnection.class).flushlessConfig().followerReadsStalenessMs());
                 socket.reset();
                 c.setReadOnly(true);
                 c.setReadOnly(false);
                 c.setAutoCommit(false);
                 c.setReadOnly(true);
                 assertEquals(0, socket.roundTrips(), "setReadOnly sends nothing of its own");
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT 1")) {
                     rs.next();
                 }
                 c.commit();
@@ -111,13 +112,16 @@ class YugabyteOnPostgresqlTest {
             List<LogRecord> warnings = new ArrayList<>();
             synchronized (records) {
                 for (LogRecord record : records) {
-                    if (record.getLevel() == Level.WARNING && record.getMessage().contains("flushless.followerReads")) {
+                    if (record.getLevel() == Level.WARNING
+                            && record.getMessage().contains("flushless.followerReads")) {
                         warnings.add(record);
                     }
                 }
             }
             assertEquals(1, warnings.size(), "one warning for the connection: " + warnings);
-            assertTrue(warnings.get(0).getMessage().contains("not YugabyteDB"), warnings.get(0).getMessage());
+            assertTrue(
+                    warnings.get(0).getMessage().contains("not YugabyteDB"),
+                    warnings.get(0).getMessage());
             assertEquals(0, db.statementCount("%yb_%"), "no YugabyteDB setting was sent");
             assertEquals(0, db.statementCount("%set_config%"));
             assertEquals(0, db.statementCount("%default_transaction_read_only%"));
@@ -174,8 +178,10 @@ class YugabyteOnPostgresqlTest {
 
     @Test
     void yugabyteUrlWithoutTheSmartDriverNamesTheArtifactToAdd() {
-        SQLException e = assertThrows(SQLException.class,
-                () -> DriverManager.getConnection("jdbc:flushless:yugabytedb://127.0.0.1:5433/yugabyte?password=secret"));
+        SQLException e = assertThrows(
+                SQLException.class,
+                () -> DriverManager.getConnection(
+                        "jdbc:flushless:yugabytedb://127.0.0.1:5433/yugabyte?password=secret"));
         assertEquals("08001", e.getSQLState());
         assertTrue(e.getMessage().contains("com.yugabyte:jdbc-yugabytedb"), e.getMessage());
         assertTrue(e.getMessage().contains("com.yugabyte.Driver"), e.getMessage());
@@ -223,10 +229,11 @@ class YugabyteOnPostgresqlTest {
             }
         };
         DriverManager.registerDriver(standIn);
-        try (Connection c = DriverManager.getConnection("jdbc:flushless:yugabytedb://127.0.0.1:5433/yugabyte?flushless.mode=off",
-                db.credentials())) {
+        try (Connection c = DriverManager.getConnection(
+                "jdbc:flushless:yugabytedb://127.0.0.1:5433/yugabyte?flushless.mode=off", db.credentials())) {
             assertTrue(c.isWrapperFor(FlushlessConnection.class));
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_database()")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT current_database()")) {
                 rs.next();
                 assertEquals(db.name(), rs.getString(1));
             }

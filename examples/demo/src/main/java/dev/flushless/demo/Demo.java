@@ -77,17 +77,22 @@ public final class Demo {
     /** Keeps Hibernate's INFO lines off the console (java.util.logging holds loggers weakly). */
     private static final Logger HIBERNATE_LOG = Logger.getLogger("org.hibernate");
 
-    private Demo() {
-    }
+    private Demo() {}
 
     /** Parsed command line. */
-    record Options(String url, List<Variant> variants, double scale, boolean warmup, boolean keep) {
-    }
+    record Options(String url, List<Variant> variants, double scale, boolean warmup, boolean keep) {}
 
     /** What one run observed. */
-    record Result(Variant variant, StatementCounts server, long commits, long roundTrips, long nanos, Map<String, Long> rewrites,
-            Map<String, Long> fallbacks, long batchRows, long batchStatements) {
-    }
+    record Result(
+            Variant variant,
+            StatementCounts server,
+            long commits,
+            long roundTrips,
+            long nanos,
+            Map<String, Long> rewrites,
+            Map<String, Long> fallbacks,
+            long batchRows,
+            long batchStatements) {}
 
     static final class UsageException extends Exception {
         UsageException(String message) {
@@ -147,17 +152,19 @@ public final class Demo {
                 case "--url" -> {
                     if (value == null) {
                         if (i + 1 >= args.length) {
-                            throw new UsageException("--url needs a value, e.g. --url 'jdbc:postgresql://localhost:5432/postgres?user=postgres'");
+                            throw new UsageException(
+                                    "--url needs a value, e.g. --url 'jdbc:postgresql://localhost:5432/postgres?user=postgres'");
                         }
                         value = args[++i];
                     }
                     if (value.startsWith("jdbc:flushless:")) {
-                        throw new UsageException("--url takes the bare server URL (jdbc:postgresql://...); the demo adds"
-                                + " the jdbc:flushless: prefix itself for the Flushless runs. Got: " + value);
+                        throw new UsageException(
+                                "--url takes the bare server URL (jdbc:postgresql://...); the demo adds"
+                                        + " the jdbc:flushless: prefix itself for the Flushless runs. Got: " + value);
                     }
                     if (!value.startsWith("jdbc:postgresql://") || value.length() == "jdbc:postgresql://".length()) {
-                        throw new UsageException("--url must be a jdbc:postgresql://host[:port]/database[?user=...] URL, got: "
-                                + value);
+                        throw new UsageException(
+                                "--url must be a jdbc:postgresql://host[:port]/database[?user=...] URL, got: " + value);
                     }
                     url = value;
                 }
@@ -193,8 +200,9 @@ public final class Demo {
                 }
                 case "--no-warmup" -> warmup = false;
                 case "--keep" -> keep = true;
-                default -> throw new UsageException(arg.startsWith("-") ? "unknown option " + arg
-                        : "unexpected argument " + arg);
+                default ->
+                    throw new UsageException(
+                            arg.startsWith("-") ? "unknown option " + arg : "unexpected argument " + arg);
             }
             if (value != null && !(arg.equals("--url") || arg.equals("--mode") || arg.equals("--scale"))) {
                 throw new UsageException(arg + " takes no value");
@@ -217,13 +225,17 @@ public final class Demo {
         }
         try (server) {
             String version;
-            try (Connection c = server.admin(); Statement s = c.createStatement();
+            try (Connection c = server.admin();
+                    Statement s = c.createStatement();
                     ResultSet rs = s.executeQuery("SELECT version()")) {
                 rs.next();
                 version = rs.getString(1);
             }
-            say("server ready: " + server.description + ", " + version.split(",")[0] + " (" + seconds(System.nanoTime() - t) + ")"
-                    + (server.statementStats ? "" : "; pg_stat_statements not available: server statements shown as n/a"));
+            say("server ready: " + server.description + ", " + version.split(",")[0] + " ("
+                    + seconds(System.nanoTime() - t) + ")"
+                    + (server.statementStats
+                            ? ""
+                            : "; pg_stat_statements not available: server statements shown as n/a"));
 
             Workload.Sizes sizes = Workload.Sizes.scaled(options.scale());
             List<Variant> variants = options.variants();
@@ -238,9 +250,16 @@ public final class Demo {
                 }
                 say("warm-up done (" + seconds(System.nanoTime() - t) + ")");
             }
-            say(String.format(Locale.ROOT, "workload: %,d customers, %,d products, %,d orders (%d per transaction),"
-                    + " %d price rounds, %d deliveries of %,d SKUs; Hibernate batch_size=50", sizes.customers(),
-                    sizes.products(), sizes.orders(), sizes.ordersPerTransaction(), sizes.priceRounds(), sizes.deliveries(),
+            say(String.format(
+                    Locale.ROOT,
+                    "workload: %,d customers, %,d products, %,d orders (%d per transaction),"
+                            + " %d price rounds, %d deliveries of %,d SKUs; Hibernate batch_size=50",
+                    sizes.customers(),
+                    sizes.products(),
+                    sizes.orders(),
+                    sizes.ordersPerTransaction(),
+                    sizes.priceRounds(),
+                    sizes.deliveries(),
                     sizes.skusPerDelivery()));
             List<Space> spaces = new ArrayList<>();
             for (Variant variant : variants) {
@@ -251,7 +270,8 @@ public final class Demo {
                 results.add(runOnce(server, spaces.get(i), variants.get(i), sizes, true));
             }
 
-            say("comparing every table's rows (ordered by primary key) between the " + spaces.size() + " databases ...");
+            say("comparing every table's rows (ordered by primary key) between the " + spaces.size()
+                    + " databases ...");
             List<String> differences = DataComparison.differences(server, spaces);
             printTable(server, results, differences);
             boolean identical = differences.stream().allMatch(d -> d == null);
@@ -274,14 +294,17 @@ public final class Demo {
     /** One run of the workload into {@code space}, through bare pgjdbc or through Flushless. */
     static Result runOnce(Server server, Space space, Variant variant, Workload.Sizes sizes, boolean verbose)
             throws SQLException {
-        try (Connection c = server.connect(space); Statement s = c.createStatement()) {
+        try (Connection c = server.connect(space);
+                Statement s = c.createStatement()) {
             for (String ddl : Model.DDL) {
                 s.execute(ddl);
             }
         }
         String bareUrl = server.url(space);
-        String url = variant.mode == null ? bareUrl : "jdbc:flushless:" + bareUrl.substring("jdbc:".length())
-                + (bareUrl.indexOf('?') < 0 ? "?" : "&") + "flushless.mode=" + variant.mode;
+        String url = variant.mode == null
+                ? bareUrl
+                : "jdbc:flushless:" + bareUrl.substring("jdbc:".length()) + (bareUrl.indexOf('?') < 0 ? "?" : "&")
+                        + "flushless.mode=" + variant.mode;
         if (verbose) {
             say((variant.mode == null ? "bare pgjdbc run" : "Flushless run, flushless.mode=" + variant.mode) + ": "
                     + redact(url) + (space.schema() == null ? "" : " (schema " + space.schema() + ")"));
@@ -298,8 +321,14 @@ public final class Demo {
             Workload workload = new Workload(pool, sizes, (phase, detail, nanos) -> {
                 long trips = RoundTrips.counter(counterName).get();
                 if (verbose) {
-                    say(String.format(Locale.ROOT, "  %-11s %-17s %-53s %7s %,6d round trips", variant.label, phase, detail,
-                            seconds(nanos), trips - tripsBefore[0]));
+                    say(String.format(
+                            Locale.ROOT,
+                            "  %-11s %-17s %-53s %7s %,6d round trips",
+                            variant.label,
+                            phase,
+                            detail,
+                            seconds(nanos),
+                            trips - tripsBefore[0]));
                 }
                 tripsBefore[0] = trips;
             });
@@ -312,13 +341,25 @@ public final class Demo {
                 server.dumpStatements(space.database());
             }
             if (verbose) {
-                say(String.format(Locale.ROOT, "  %-11s %-17s %-53s %7s %,6d round trips", variant.label, "total", "",
-                        seconds(nanos), roundTrips));
+                say(String.format(
+                        Locale.ROOT,
+                        "  %-11s %-17s %-53s %7s %,6d round trips",
+                        variant.label,
+                        "total",
+                        "",
+                        seconds(nanos),
+                        roundTrips));
             }
-            return new Result(variant, before == null ? null : after.minus(before), workload.commits(), roundTrips,
+            return new Result(
+                    variant,
+                    before == null ? null : after.minus(before),
+                    workload.commits(),
+                    roundTrips,
                     nanos,
-                    minus(statsAfter.rewrites, statsBefore.rewrites), minus(statsAfter.fallbacks, statsBefore.fallbacks),
-                    statsAfter.issued - statsBefore.issued, statsAfter.sent - statsBefore.sent);
+                    minus(statsAfter.rewrites, statsBefore.rewrites),
+                    minus(statsAfter.fallbacks, statsBefore.fallbacks),
+                    statsAfter.issued - statsBefore.issued,
+                    statsAfter.sent - statsBefore.sent);
         }
     }
 
@@ -346,7 +387,8 @@ public final class Demo {
 
     private static void waitForPool(HikariDataSource pool) {
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (pool.getHikariPoolMXBean().getTotalConnections() < pool.getMinimumIdle() && System.nanoTime() < deadline) {
+        while (pool.getHikariPoolMXBean().getTotalConnections() < pool.getMinimumIdle()
+                && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -378,8 +420,7 @@ public final class Demo {
      * One row of the table: a name, then per variant a value and (for the Flushless variants) its change
      * against bare pgjdbc.
      */
-    private record Row(String name, String[] values, String[] changes) {
-    }
+    private record Row(String name, String[] values, String[] changes) {}
 
     /**
      * Prints the table. {@code results.get(0)} is bare pgjdbc; {@code differences.get(i)} is null when the data
@@ -390,11 +431,17 @@ public final class Demo {
         int n = results.size();
         boolean stats = results.stream().allMatch(r -> r.server() != null);
         List<Row> rows = new ArrayList<>();
-        rows.add(counts("server statements (pg_stat_statements)", results,
+        rows.add(counts(
+                "server statements (pg_stat_statements)",
+                results,
                 r -> stats ? r.server().statements() : -1));
-        rows.add(counts("  of which INSERT/UPDATE/DELETE", results, r -> stats ? r.server().writes() : -1));
+        rows.add(counts(
+                "  of which INSERT/UPDATE/DELETE",
+                results,
+                r -> stats ? r.server().writes() : -1));
         rows.add(counts("client round trips", results, Result::roundTrips));
-        rows.add(counts("est. YugabyteDB flushes (*)", results, r -> stats ? r.server().writes() + r.commits() : -1));
+        rows.add(counts(
+                "est. YugabyteDB flushes (*)", results, r -> stats ? r.server().writes() + r.commits() : -1));
         String[] times = new String[n];
         String[] speed = new String[n];
         String[] data = new String[n];
@@ -402,9 +449,12 @@ public final class Demo {
         for (int i = 0; i < n; i++) {
             Result r = results.get(i);
             times[i] = seconds(r.nanos());
-            speed[i] = i == 0 ? "" : bare.nanos() >= r.nanos()
-                    ? String.format(Locale.ROOT, "%.2fx faster", (double) bare.nanos() / Math.max(1, r.nanos()))
-                    : String.format(Locale.ROOT, "%.2fx slower", (double) r.nanos() / Math.max(1, bare.nanos()));
+            speed[i] = i == 0
+                    ? ""
+                    : bare.nanos() >= r.nanos()
+                            ? String.format(Locale.ROOT, "%.2fx faster", (double) bare.nanos() / Math.max(1, r.nanos()))
+                            : String.format(
+                                    Locale.ROOT, "%.2fx slower", (double) r.nanos() / Math.max(1, bare.nanos()));
             data[i] = i == 0 ? "" : differences.get(i) == null ? "identical" : "DIFFERENT";
             none[i] = "";
         }
@@ -424,7 +474,8 @@ public final class Demo {
         }
         int[] width = new int[n];
         for (int i = 0; i < n; i++) {
-            width[i] = Math.max(results.get(i).variant().title.length(), valueWidth[i] + (i == 0 ? 0 : 2 + changeWidth[i]));
+            width[i] = Math.max(
+                    results.get(i).variant().title.length(), valueWidth[i] + (i == 0 ? 0 : 2 + changeWidth[i]));
             valueWidth[i] = width[i] - (i == 0 ? 0 : 2 + changeWidth[i]);
         }
         StringBuilder header = new StringBuilder(" ".repeat(nameWidth));
@@ -447,18 +498,28 @@ public final class Demo {
         }
         out.append(rule).append('\n');
         boolean sameCommits = results.stream().allMatch(r -> r.commits() == bare.commits());
-        String commits = sameCommits ? String.format(Locale.ROOT, "%,d transactions in each run", bare.commits())
-                : String.join(", ", results.stream().map(r -> String.format(Locale.ROOT, "%s %,d", r.variant().label,
-                        r.commits())).toList()) + " transactions";
-        out.append(String.format(Locale.ROOT, "(*) an estimate until the YugabyteDB model lands: one flush per INSERT/UPDATE/DELETE"
-                + " statement the%n    server ran (pg_stat_statements; a CTE chain of writes counts once) plus one per COMMIT%n"
-                + "    (%s, counted by the workload).%n", commits));
+        String commits = sameCommits
+                ? String.format(Locale.ROOT, "%,d transactions in each run", bare.commits())
+                : String.join(
+                                ", ",
+                                results.stream()
+                                        .map(r -> String.format(Locale.ROOT, "%s %,d", r.variant().label, r.commits()))
+                                        .toList())
+                        + " transactions";
+        out.append(String.format(
+                Locale.ROOT,
+                "(*) an estimate until the YugabyteDB model lands: one flush per INSERT/UPDATE/DELETE"
+                        + " statement the%n    server ran (pg_stat_statements; a CTE chain of writes counts once) plus one per COMMIT%n"
+                        + "    (%s, counted by the workload).%n",
+                commits));
         if (!stats) {
-            out.append("    n/a: pg_stat_statements is not preloaded or not readable on ").append(server.description)
+            out.append("    n/a: pg_stat_statements is not preloaded or not readable on ")
+                    .append(server.description)
                     .append(".\n");
         }
-        StringBuilder note = new StringBuilder("Round trips: counted on the client's sockets (write-to-read turns), pool"
-                + " start-up excluded; per phase in the progress lines above.");
+        StringBuilder note =
+                new StringBuilder("Round trips: counted on the client's sockets (write-to-read turns), pool"
+                        + " start-up excluded; per phase in the progress lines above.");
         if (results.stream().anyMatch(r -> r.variant() == Variant.BATCH)) {
             note.append(" pgjdbc already sends each JDBC batch in one round trip, so batch mode saves statements, not"
                     + " round trips.");
@@ -477,24 +538,38 @@ public final class Demo {
             if (r.variant().mode == null) {
                 continue;
             }
-            out.append(String.format(Locale.ROOT, "%nFlushless's own report (flushless.mode=%s run): %,d statements issued"
-                    + " by the application, %,d sent%n", r.variant().mode, r.batchRows(), r.batchStatements()));
-            out.append("  rewrites by kind (rows): ").append(describe(r.rewrites())).append('\n');
-            out.append("  fallbacks by reason (rows run as sent): ").append(describe(r.fallbacks())).append('\n');
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%nFlushless's own report (flushless.mode=%s run): %,d statements issued"
+                            + " by the application, %,d sent%n",
+                    r.variant().mode,
+                    r.batchRows(),
+                    r.batchStatements()));
+            out.append("  rewrites by kind (rows): ")
+                    .append(describe(r.rewrites()))
+                    .append('\n');
+            out.append("  fallbacks by reason (rows run as sent): ")
+                    .append(describe(r.fallbacks()))
+                    .append('\n');
         }
         out.append('\n');
         boolean identical = true;
         for (int i = 1; i < n; i++) {
             if (differences.get(i) != null) {
                 identical = false;
-                out.append("DATA DIFFERS between bare pgjdbc and ").append(results.get(i).variant().title)
-                        .append(" (flushless.mode=").append(results.get(i).variant().mode).append("): ")
-                        .append(differences.get(i)).append('\n');
+                out.append("DATA DIFFERS between bare pgjdbc and ")
+                        .append(results.get(i).variant().title)
+                        .append(" (flushless.mode=")
+                        .append(results.get(i).variant().mode)
+                        .append("): ")
+                        .append(differences.get(i))
+                        .append('\n');
             }
         }
         if (identical) {
             out.append("Data: identical (every table's rows, ordered by primary key, in ")
-                    .append(n == 2 ? "both" : "all " + n).append(" databases).\n");
+                    .append(n == 2 ? "both" : "all " + n)
+                    .append(" databases).\n");
         }
         System.out.print(out);
         System.out.flush();
@@ -548,7 +623,8 @@ public final class Demo {
         if (r > 1 / 1.25 && r < 1.25) {
             return String.format(Locale.ROOT, "%+.1f %%", 100.0 * (flushless - bare) / bare);
         }
-        return r >= 1 ? String.format(Locale.ROOT, "%.1fx %s", r, better)
+        return r >= 1
+                ? String.format(Locale.ROOT, "%.1fx %s", r, better)
                 : String.format(Locale.ROOT, "%.1fx %s", 1 / r, worse);
     }
 
@@ -557,13 +633,17 @@ public final class Demo {
             return "none";
         }
         StringBuilder sb = new StringBuilder();
-        counts.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ')
+        counts.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ")
+                .append(k)
+                .append(' ')
                 .append(String.format(Locale.ROOT, "%,d", v)));
         return sb.toString();
     }
 
     private static String where(Space space) {
-        return space.schema() == null ? "database " + space.database() : "schema " + space.database() + "." + space.schema();
+        return space.schema() == null
+                ? "database " + space.database()
+                : "schema " + space.database() + "." + space.schema();
     }
 
     static String seconds(long nanos) {

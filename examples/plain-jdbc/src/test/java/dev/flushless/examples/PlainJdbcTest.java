@@ -41,7 +41,8 @@ class PlainJdbcTest {
         assertTrue(output.contains("inserted 1000 rows"), output);
         assertTrue(output.contains("updated 1000 rows"), output);
         assertTrue(output.contains("Flushless: "), output);
-        try (Connection c = DriverManager.getConnection(pgjdbcUrl); Statement s = c.createStatement();
+        try (Connection c = DriverManager.getConnection(pgjdbcUrl);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT count(*), sum(price) FROM example_item")) {
             rs.next();
             assertEquals(1000, rs.getInt(1));

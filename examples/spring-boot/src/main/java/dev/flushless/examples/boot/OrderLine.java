@@ -29,8 +29,7 @@ public class OrderLine {
     private int quantity;
     private BigDecimal price;
 
-    protected OrderLine() {
-    }
+    protected OrderLine() {}
 
     OrderLine(PurchaseOrder order, Product product, int quantity, BigDecimal price) {
         this.order = order;

@@ -24,8 +24,7 @@ public class Product {
     @Version
     private long version;
 
-    protected Product() {
-    }
+    protected Product() {}
 
     public Product(String sku, String name, BigDecimal price, int stock) {
         this.sku = sku;

@@ -28,8 +28,7 @@ public class PurchaseOrder {
     @OneToMany(mappedBy = "order", cascade = CascadeType.ALL, orphanRemoval = true)
     private List<OrderLine> lines = new ArrayList<>();
 
-    protected PurchaseOrder() {
-    }
+    protected PurchaseOrder() {}
 
     public PurchaseOrder(String customer) {
         this.customer = customer;

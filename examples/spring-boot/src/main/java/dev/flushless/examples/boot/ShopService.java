@@ -25,8 +25,11 @@ public class ShopService {
     public List<Long> addProducts(String prefix, int count, BigDecimal price, int stock) {
         List<Product> added = new ArrayList<>();
         for (int i = 1; i <= count; i++) {
-            added.add(new Product(String.format("%s%04d", prefix, i), "Product " + prefix + i,
-                    price.add(BigDecimal.valueOf(i, 2)), stock));
+            added.add(new Product(
+                    String.format("%s%04d", prefix, i),
+                    "Product " + prefix + i,
+                    price.add(BigDecimal.valueOf(i, 2)),
+                    stock));
         }
         return products.saveAll(added).stream().map(Product::getId).toList();
     }
@@ -36,7 +39,8 @@ public class ShopService {
     public Long placeOrder(String customer, Map<String, Integer> quantities) {
         PurchaseOrder order = new PurchaseOrder(customer);
         quantities.forEach((sku, quantity) -> {
-            Product product = products.findBySku(sku).orElseThrow(() -> new IllegalArgumentException("no product " + sku));
+            Product product =
+                    products.findBySku(sku).orElseThrow(() -> new IllegalArgumentException("no product " + sku));
             product.setStock(product.getStock() - quantity);
             order.addLine(product, quantity);
         });

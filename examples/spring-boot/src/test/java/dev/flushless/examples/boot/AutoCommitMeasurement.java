@@ -42,23 +42,29 @@ class AutoCommitMeasurement {
         String database = TestDatabases.create("ac_" + mode + (tip ? "_tip" : ""));
         String counter = mode + "-" + tip;
         String socket = "socketFactory=" + RoundTripCounter.class.getName() + "&socketFactoryArg=" + counter;
-        String url = mode.equals("bare") ? database + "&" + socket
+        String url = mode.equals("bare")
+                ? database + "&" + socket
                 : TestDatabases.flushless(database, "flushless.mode=" + mode + "&" + socket);
-        try (Connection c = DriverManager.getConnection(database); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(database);
+                Statement s = c.createStatement()) {
             s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
         }
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.datasource.url=" + url,
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
+                "--spring.datasource.url=" + url,
                 "--spring.datasource.username=" + TestDatabases.user(database),
                 // A fixed pool, opened before counting: connection start-ups are not the workload's.
-                "--spring.datasource.hikari.maximum-pool-size=2", "--spring.datasource.hikari.minimum-idle=2"));
+                "--spring.datasource.hikari.maximum-pool-size=2",
+                "--spring.datasource.hikari.minimum-idle=2"));
         if (tip) {
             args.add("--spring.datasource.hikari.auto-commit=false");
             args.add("--spring.jpa.properties.hibernate.connection.provider_disables_autocommit=true");
         }
-        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ShopApplication.class)
-                .run(args.toArray(String[]::new))) {
+        try (ConfigurableApplicationContext context =
+                new SpringApplicationBuilder(ShopApplication.class).run(args.toArray(String[]::new))) {
             javax.sql.DataSource pool = context.getBean(javax.sql.DataSource.class);
-            try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
+            try (Connection first = pool.getConnection();
+                    Connection second = pool.getConnection()) {
                 first.isValid(1);
                 second.isValid(1);
             }
@@ -73,7 +79,8 @@ class AutoCommitMeasurement {
 
     /** Statements the server ran in {@code database} so far (pg_stat_statements counts BEGIN and COMMIT too). */
     private static long calls(String database) throws SQLException {
-        try (Connection c = DriverManager.getConnection(database); Statement s = c.createStatement();
+        try (Connection c = DriverManager.getConnection(database);
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT coalesce(sum(calls), 0) FROM pg_stat_statements"
                         + " WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
                         + " AND query NOT LIKE '%pg_stat_statements%'")) {

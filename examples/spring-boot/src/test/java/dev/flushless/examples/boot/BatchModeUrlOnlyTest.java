@@ -38,7 +38,8 @@ class BatchModeUrlOnlyTest extends ShopApplicationTestSupport {
         }
         assertTrue(named.isEmpty(), "the configuration names a driver class: " + named);
         Run run = assertSameAsBarePgjdbc(DATABASE);
-        assertTrue(run.counted().get("flushless.statements.sent") < run.counted().get("flushless.statements.issued"),
+        assertTrue(
+                run.counted().get("flushless.statements.sent") < run.counted().get("flushless.statements.issued"),
                 run.counted().toString());
     }
 }

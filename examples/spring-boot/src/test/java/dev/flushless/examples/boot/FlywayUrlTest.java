@@ -31,7 +31,8 @@ class FlywayUrlTest extends ShopApplicationTestSupport {
 
     @Test
     void flywayByItsOwnUrlBehavesLikeBarePgjdbc() throws Exception {
-        SimpleDriverDataSource migrations = assertInstanceOf(SimpleDriverDataSource.class,
+        SimpleDriverDataSource migrations = assertInstanceOf(
+                SimpleDriverDataSource.class,
                 context.getBean(Flyway.class).getConfiguration().getDataSource());
         assertInstanceOf(FlushlessDriver.class, migrations.getDriver());
         assertEquals(TestDatabases.flushless(DATABASE, "flushless.mode=transaction"), migrations.getUrl());

@@ -35,13 +35,18 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  * application must observe the same ids and exceptions (the optimistic-lock failure included); Actuator's health
  * must say the same; {@code /actuator/metrics} must list Flushless's meters beside HikariCP's.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "management.endpoint.health.show-details=always")
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 abstract class ShopApplicationTestSupport {
 
-    static final List<String> FLUSHLESS_METERS = List.of("flushless.statements.issued", "flushless.statements.sent",
-            "flushless.round.trips", "flushless.flushes.estimated", "flushless.flush");
+    static final List<String> FLUSHLESS_METERS = List.of(
+            "flushless.statements.issued",
+            "flushless.statements.sent",
+            "flushless.round.trips",
+            "flushless.flushes.estimated",
+            "flushless.flush");
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -54,9 +59,12 @@ abstract class ShopApplicationTestSupport {
     int port;
 
     /** What one run of the workload showed. */
-    record Run(List<String> observed, Map<String, List<List<String>>> database, JsonNode health,
-            TreeSet<String> meters, Map<String, Double> counted) {
-    }
+    record Run(
+            List<String> observed,
+            Map<String, List<List<String>>> database,
+            JsonNode health,
+            TreeSet<String> meters,
+            Map<String, Double> counted) {}
 
     /** Registers {@code url} as spring.datasource.url, with the user it names (the URL swap; nothing else). */
     static void dataSource(DynamicPropertyRegistry registry, String url) {
@@ -71,13 +79,15 @@ abstract class ShopApplicationTestSupport {
     static synchronized Run bare() throws Exception {
         if (bare == null) {
             String url = TestDatabases.create("bare");
-            List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.datasource.url=" + url,
+            List<String> args = new ArrayList<>(List.of(
+                    "--server.port=0",
+                    "--spring.datasource.url=" + url,
                     "--management.endpoint.health.show-details=always"));
             if (TestDatabases.user(url) != null) {
                 args.add("--spring.datasource.username=" + TestDatabases.user(url));
             }
-            try (ConfigurableApplicationContext bareContext = new SpringApplicationBuilder(ShopApplication.class)
-                    .run(args.toArray(String[]::new))) {
+            try (ConfigurableApplicationContext bareContext =
+                    new SpringApplicationBuilder(ShopApplication.class).run(args.toArray(String[]::new))) {
                 HikariDataSource pool = (HikariDataSource) bareContext.getBean(DataSource.class);
                 assertEquals("org.postgresql.Driver", pool.getDriverClassName());
                 int barePort = Integer.parseInt(bareContext.getEnvironment().getProperty("local.server.port"));
@@ -95,19 +105,26 @@ abstract class ShopApplicationTestSupport {
         System.out.println("[" + getClass().getSimpleName() + "] Flushless counted " + actual.counted()
                 + "; the application observed " + actual.observed());
         assertEquals(expected.observed(), actual.observed(), "what the application observed");
-        assertTrue(actual.observed().stream().anyMatch(o -> o.startsWith(
-                "optimistic lock: org.springframework.orm.ObjectOptimisticLockingFailureException: ")),
+        assertTrue(
+                actual.observed().stream()
+                        .anyMatch(o -> o.startsWith(
+                                "optimistic lock: org.springframework.orm.ObjectOptimisticLockingFailureException: ")),
                 actual.observed()::toString);
         assertTrue(actual.observed().contains("constraint: 23514"), actual.observed()::toString);
         for (String part : expected.database().keySet()) {
             assertEquals(expected.database().get(part), actual.database().get(part), part);
         }
-        assertEquals("UP", actual.health().path("status").asText(), actual.health().toString());
-        assertEquals(expected.health().path("components").path("db"), actual.health().path("components").path("db"));
+        assertEquals(
+                "UP", actual.health().path("status").asText(), actual.health().toString());
+        assertEquals(
+                expected.health().path("components").path("db"),
+                actual.health().path("components").path("db"));
         for (String meter : FLUSHLESS_METERS) {
             assertTrue(actual.meters().contains(meter), meter + " missing from /actuator/metrics: " + actual.meters());
         }
-        assertTrue(actual.meters().contains("hikaricp.connections"), actual.meters().toString());
+        assertTrue(
+                actual.meters().contains("hikaricp.connections"),
+                actual.meters().toString());
         double issued = actual.counted().get("flushless.statements.issued");
         double sent = actual.counted().get("flushless.statements.sent");
         assertTrue(issued > 0 && sent > 0 && sent <= issued, "issued " + issued + ", sent " + sent);
@@ -137,7 +154,8 @@ abstract class ShopApplicationTestSupport {
     /** Flushless's statement counters from /actuator/metrics (empty on bare pgjdbc). */
     private static Map<String, Double> counters(int port) throws Exception {
         Map<String, Double> values = new LinkedHashMap<>();
-        for (String name : List.of("flushless.statements.issued", "flushless.statements.sent", "flushless.round.trips")) {
+        for (String name :
+                List.of("flushless.statements.issued", "flushless.statements.sent", "flushless.round.trips")) {
             JsonNode meter = get(port, "/actuator/metrics/" + name);
             values.put(name, meter.path("measurements").path(0).path("value").asDouble(0));
         }
@@ -145,8 +163,10 @@ abstract class ShopApplicationTestSupport {
     }
 
     private static JsonNode get(int port, String path) throws Exception {
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 404) {
             return JSON.createObjectNode();
         }

@@ -19,14 +19,14 @@ final class TestDatabases {
     private static final AtomicInteger COUNTER = new AtomicInteger();
     private static String adminUrl;
 
-    private TestDatabases() {
-    }
+    private TestDatabases() {}
 
     /** A new, empty database named after {@code hint}; returns its {@code jdbc:postgresql:} URL. */
     static synchronized String create(String hint) {
         String admin = adminUrl();
         String name = "shop_" + hint.toLowerCase().replaceAll("[^a-z0-9]", "_") + "_" + COUNTER.incrementAndGet();
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {

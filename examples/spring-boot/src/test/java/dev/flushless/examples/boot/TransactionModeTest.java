@@ -19,7 +19,8 @@ class TransactionModeTest extends ShopApplicationTestSupport {
     @Test
     void transactionModeBehavesLikeBarePgjdbc() throws Exception {
         Run run = assertSameAsBarePgjdbc(DATABASE);
-        assertTrue(run.counted().get("flushless.statements.sent") < run.counted().get("flushless.statements.issued"),
+        assertTrue(
+                run.counted().get("flushless.statements.sent") < run.counted().get("flushless.statements.issued"),
                 run.counted().toString());
     }
 }

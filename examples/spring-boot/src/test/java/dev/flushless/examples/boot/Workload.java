@@ -19,8 +19,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class Workload {
 
-    private Workload() {
-    }
+    private Workload() {}
 
     static List<String> run(ApplicationContext context) {
         ShopService shop = context.getBean(ShopService.class);
