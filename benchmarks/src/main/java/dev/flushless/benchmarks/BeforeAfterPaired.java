@@ -23,7 +23,7 @@ import java.util.Properties;
  * same minute.
  *
  * <pre>
- * java -cp benchmarks/target/classes dev.flushless.benchmarks.BeforeAfterPaired \
+ * java -cp benchmarks/target/benchmarks.jar dev.flushless.benchmarks.BeforeAfterPaired \
  *   JDBC_URL BEFORE_JAR AFTER_JAR DEPENDENCY_CLASSPATH [pairs] [blockMs] [workload prefix] [modes]
  * </pre>
  *
@@ -273,15 +273,8 @@ public final class BeforeAfterPaired {
                         sumB += tb;
                         sumA += ta;
                     }
-                    double mean = 0;
-                    for (double r : ratios) {
-                        mean += r / pairs;
-                    }
-                    double var = 0;
-                    for (double r : ratios) {
-                        var += (r - mean) * (r - mean) / (pairs - 1);
-                    }
-                    double half = t975(pairs - 1) * Math.sqrt(var / pairs);
+                    double mean = PairStats.mean(ratios);
+                    double half = PairStats.ci95(ratios);
                     System.out.printf(
                             Locale.ROOT,
                             "| %s | %s | %.3f | %.3f | %.3f (%.3f-%.3f) |%n",
@@ -295,18 +288,6 @@ public final class BeforeAfterPaired {
                 }
             }
         }
-    }
-
-    /** Student's t at 97.5% for {@code df} degrees of freedom (a little above it between the tabulated ones). */
-    private static double t975(int df) {
-        int[] dfs = {1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 60};
-        double[] ts = {12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.31, 2.23, 2.18, 2.13, 2.09, 2.04, 2.00};
-        for (int i = dfs.length - 1; i >= 0; i--) {
-            if (df >= dfs[i]) {
-                return i == dfs.length - 1 ? 1.96 + (2.00 - 1.96) * 60.0 / df : ts[i];
-            }
-        }
-        return ts[0];
     }
 
     /** Runs operations for about {@code nanos}; returns nanoseconds per operation. */

@@ -45,27 +45,18 @@ public final class Engine implements Session {
     private static volatile SqlAnalyzer sharedAnalyzer;
 
     /**
-     * The one-row rule: a batch of one row (or a Statement batch of one SQL text) runs as sent, since pgjdbc's own single
-     * execution is already one statement. Returns {@link FallbackReason#SINGLE_ROW} for it, else {@code null}. Pure; the driver and
-     * {@code explain} both ask it.
-     */
-    public static Fallback singleRowReason(int rows) {
-        return rows == 1 ? FallbackReason.SINGLE_ROW.get() : null;
-    }
-
-    /**
-     * The size rule: the one-row rule, then a batch of fewer than {@code minRows} rows (or SQL texts) runs as sent
-     * ({@link FallbackReason#SMALL_BATCH}), decided before any catalog read, so a small batch costs what pgjdbc's own
-     * pipelined batch costs. {@code minRows} is {@code FlushlessConfig.minBatchRows}; {@code 0} skips the second
+     * The size rule. A batch of one row (or a Statement batch of one SQL text) runs as sent, since pgjdbc's own single
+     * execution is already one statement ({@link FallbackReason#SINGLE_ROW}); so does a batch of fewer than
+     * {@code minRows} rows or texts ({@link FallbackReason#SMALL_BATCH}), decided before any catalog read, so that a
+     * small batch costs what pgjdbc's own pipelined batch costs. {@code minRows} is {@code FlushlessConfig.minBatchRows}; {@code 0} skips the second
      * part (writes buffered in {@code mode=transaction} ride ahead of the batch, which then saves their round trip).
      * Pure; the driver and {@code explain} both ask it.
      */
     public static Fallback sizeReason(int rows, int minRows, String what) {
-        Fallback single = singleRowReason(rows);
-        if (single != null || rows >= minRows) {
-            return single;
+        if (rows == 1) {
+            return FallbackReason.SINGLE_ROW.get();
         }
-        return FallbackReason.SMALL_BATCH.because(rows + " " + what, minRows);
+        return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows + " " + what, minRows);
     }
 
     /**
@@ -526,7 +517,7 @@ public final class Engine implements Session {
     }
 
     /**
-     * The plan of a PreparedStatement batch of {@code rows} (more than one, see {@link #singleRowReason}) of
+     * The plan of a PreparedStatement batch of {@code rows} (more than one, see {@link #sizeReason}) of
      * {@code description}, pure but for what it reads from {@code catalog}: a statement the analysis cannot coalesce
      * runs as sent with the analysis' reason, a table whose facts cannot be read with {@link #catalogLookupFailed};
      * otherwise {@link BatchPlanner} decides, in the anti-join form for ON CONFLICT when {@code antiJoin}. The driver

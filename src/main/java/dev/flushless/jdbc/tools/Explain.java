@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  * {@code PreparedStatement} batch, how runs of parameterless writes would be grouped as {@code Statement}
  * batches, and a summary; with {@code --mode transaction} also how {@code flushless.mode=transaction} would run
  * the script as one explicit transaction (what is buffered, what flushes and why, the commit). Every decision it
- * prints is taken by the driver's own code ({@link Engine#plan}, {@link Engine#singleRowReason}, {@link BufferRules},
+ * prints is taken by the driver's own code ({@link Engine#plan}, {@link Engine#sizeReason}, {@link BufferRules},
  * {@link FlushPlanner}, {@link BatchExecutor#roundTrips}); only the catalog differs: synthetic offline (plain
  * tables, the named columns typed text), or with {@code --url} the database's own, read read-only through the
  * driver's {@link TableCatalog}.
@@ -113,11 +113,9 @@ public final class Explain {
         this.config = config;
         this.maxRows = maxRows != null ? maxRows : config.maxRowsPerStatement();
         this.session = database == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(database.connection());
-        this.flushModel = database == null
-                ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT
-                : ServerFacts.of(database.connection()).flushModel();
-        this.yugabyte =
-                database != null && ServerFacts.of(database.connection()).yugabyte();
+        ServerFacts server = database == null ? null : ServerFacts.of(database.connection());
+        this.flushModel = server == null ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT : server.flushModel();
+        this.yugabyte = server != null && server.yugabyte();
         this.minBatchRows = config.minBatchRows(yugabyte);
     }
 

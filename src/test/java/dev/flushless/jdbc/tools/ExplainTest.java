@@ -33,8 +33,11 @@ class ExplainTest {
             return args;
         }
         java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
-        all.addAll(
-                1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
+        int at = 1;
+        for (String setting : dev.flushless.jdbc.testing.TestDatabase.REWRITE_EVERYTHING.split("&")) {
+            all.add(at++, "--set");
+            all.add(at++, setting);
+        }
         return all.toArray(new String[0]);
     }
 

@@ -46,27 +46,11 @@ class ExplainUrlTest {
         }
     }
 
-    /**
-     * {@code args} of an {@code explain} with the settings the tests' driver URLs carry
-     * ({@link dev.flushless.jdbc.testing.TestDatabase#REWRITE_EVERYTHING}), so that small examples show the rewrites.
-     */
-    static String[] pinned(String... args) {
-        if (args.length == 0
-                || !args[0].equals("explain")
-                || java.util.Arrays.asList(args).contains("--set")) {
-            return args;
-        }
-        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of(args));
-        all.addAll(
-                1, java.util.List.of("--set", "flushless.minBatchRows=2", "--set", "flushless.bufferFirstWrite=true"));
-        return all.toArray(new String[0]);
-    }
-
     private static Result run(String stdin, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = FlushlessMain.run(
-                pinned(args),
+                ExplainTest.pinned(args),
                 new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
