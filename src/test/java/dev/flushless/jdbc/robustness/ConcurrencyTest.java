@@ -54,6 +54,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * all work except the counters uses disjoint key ranges per thread, where bare pgjdbc cannot deadlock, and
  * any error there fails the test; the counter updates (sorted keys, shared by all threads) retry a
  * deadlock (40P01) the same way in every variant, and the counters must match what the threads committed.
+ * The races are run by coalesced statements: both Flushless layerings pin {@link TestDatabase#REWRITE_EVERYTHING},
+ * and where the server tracks statements, it must have executed fewer writes of {@code items} than the
+ * application issued (bare pgjdbc: exactly as many), besides the reports counting coalesced rows.
  * No times are asserted; the work is bounded by iterations.
  */
 @ExtendWith(PostgresExtension.class)
@@ -85,13 +88,18 @@ class ConcurrencyTest {
                 "INSERT INTO " + schema + ".counters SELECT g, 0 FROM generate_series(0, " + (COUNTERS - 1) + ") g");
         AtomicLongArray committedIncrements = new AtomicLongArray(COUNTERS);
         AtomicLong deadlocks = new AtomicLong();
+        AtomicLong itemWrites = new AtomicLong();
         List<Worker> workers = new ArrayList<>();
+        boolean serverCounts = db.hasStatementStats();
+        if (serverCounts) {
+            db.resetStatementCounts();
+        }
         try (Pool pool = Pool.open(db, mode, layering, schema)) {
             ExecutorService executor = Executors.newFixedThreadPool(THREADS);
             try {
                 List<Future<?>> futures = new ArrayList<>();
                 for (int t = 0; t < THREADS; t++) {
-                    Worker worker = new Worker(t, pool.dataSource, mode, committedIncrements, deadlocks);
+                    Worker worker = new Worker(t, pool.dataSource, mode, committedIncrements, deadlocks, itemWrites);
                     workers.add(worker);
                     futures.add(executor.submit(() -> {
                         worker.run();
@@ -140,8 +148,30 @@ class ConcurrencyTest {
         }
         assertArrayEquals(
                 committed, counters, mode + ", " + layering + ": counters differ from the committed increments");
+        // the races above were run by coalesced statements: the server executed fewer writes of items than the
+        // application issued (counted by the server, not by the driver); bare pgjdbc executes each one
+        long rewrites = workers.stream().mapToLong(w -> w.rewrites).sum();
+        String executed = "";
+        if (serverCounts) {
+            // a CTE chain writing items several times counts several times here: the comparison stays conservative
+            long server = db.statementCount("%into items%")
+                    + db.statementCount("%update items%")
+                    + db.statementCount("%delete from items%");
+            executed = ", item writes issued " + itemWrites.get() + ", executed by the server " + server;
+            if (mode.equals("bare")) {
+                assertEquals(itemWrites.get(), server, mode + ", " + layering + ": bare pgjdbc executes each write");
+            } else {
+                assertTrue(
+                        server < itemWrites.get() / 2,
+                        mode + ", " + layering + ": the writes of items were not coalesced" + executed);
+            }
+        }
+        if (!mode.equals("bare")) {
+            assertTrue(rewrites > 0, mode + ", " + layering + ": no batch was coalesced (report)");
+        }
         System.out.println("[concurrency] " + mode + ", pool " + layering + ": " + expectedItems.size() + " items, "
-                + expectedEvents.size() + " events, deadlocks retried on the shared counters: " + deadlocks.get());
+                + expectedEvents.size() + " events, deadlocks retried on the shared counters: " + deadlocks.get()
+                + ", rows coalesced (report) " + rewrites + executed);
     }
 
     /** The pool of one variant, and the data source the threads use. */
@@ -177,6 +207,11 @@ class ConcurrencyTest {
             HikariDataSource pool = new HikariDataSource(config);
             Properties settings = new Properties();
             settings.setProperty("flushless.mode", mode);
+            for (String pin :
+                    TestDatabase.REWRITE_EVERYTHING.split("&")) { // as the URL variant: small batches coalesce
+                String[] kv = pin.split("=", 2);
+                settings.setProperty(kv[0], kv[1]);
+            }
             return new Pool(new FlushlessDataSource(pool, settings), pool);
         }
 
@@ -194,6 +229,10 @@ class ConcurrencyTest {
         final boolean flushless;
         final AtomicLongArray committedIncrements;
         final AtomicLong deadlocks;
+        /** Rows the application's statements wrote to items (every execution, committed or not). */
+        final AtomicLong itemWrites;
+        /** Rows the reports of the connections counted as coalesced while this thread held them. */
+        long rewrites;
         /** Committed items: id -> {version, qty}. */
         final Map<Long, int[]> items = new TreeMap<>();
         /** Keys of committed events (each exactly once). */
@@ -207,13 +246,15 @@ class ConcurrencyTest {
                 DataSource dataSource,
                 String mode,
                 AtomicLongArray committedIncrements,
-                AtomicLong deadlocks) {
+                AtomicLong deadlocks,
+                AtomicLong itemWrites) {
             this.owner = owner;
             this.dataSource = dataSource;
             this.mode = mode;
             this.flushless = !mode.equals("bare");
             this.committedIncrements = committedIncrements;
             this.deadlocks = deadlocks;
+            this.itemWrites = itemWrites;
             this.nextId = owner * 1_000_000L;
             this.random = new java.util.Random(owner);
         }
@@ -251,6 +292,18 @@ class ConcurrencyTest {
             return flushless ? c.unwrap(FlushlessConnection.class).report() : null;
         }
 
+        /** Adds the rows the connection's report counts as coalesced since {@code before}. */
+        private void noteRewrites(FlushlessReport before, Connection c) throws SQLException {
+            if (flushless) {
+                rewrites += report(c).rewrites().values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum()
+                        - before.rewrites().values().stream()
+                                .mapToLong(Long::longValue)
+                                .sum();
+            }
+        }
+
         /** The connection's report moved by exactly {@code issued} statements while this thread held it. */
         private void assertIssued(FlushlessReport before, Connection c, long issued, String what) throws SQLException {
             if (flushless) {
@@ -281,8 +334,10 @@ class ConcurrencyTest {
                     ps.addBatch();
                 }
                 int[] counts = ps.executeBatch();
+                itemWrites.addAndGet(20);
                 assertArrayEquals(ones(20), counts);
                 assertIssued(before, c, 20, "a 20-row batch");
+                noteRewrites(before, c);
                 for (int r = 0; r < ids.size(); r++) {
                     items.put(ids.get(r), new int[] {0, r});
                 }
@@ -291,6 +346,7 @@ class ConcurrencyTest {
 
         private void transactionOfInserts() throws SQLException {
             try (Connection c = borrow()) {
+                FlushlessReport before = report(c);
                 c.setAutoCommit(false);
                 List<Long> newEvents = new ArrayList<>();
                 try (PreparedStatement ps =
@@ -316,6 +372,7 @@ class ConcurrencyTest {
                         ps.addBatch();
                         newItems.put(id, new int[] {0, 100 + r});
                     }
+                    itemWrites.addAndGet(5);
                     assertArrayEquals(ones(5), ps.executeBatch());
                 }
                 try (Statement st = c.createStatement()) {
@@ -331,6 +388,7 @@ class ConcurrencyTest {
                 }
                 c.commit();
                 c.setAutoCommit(true);
+                noteRewrites(before, c);
                 events.addAll(newEvents);
                 items.putAll(newItems);
             }
@@ -344,6 +402,7 @@ class ConcurrencyTest {
             try (Connection c = borrow();
                     PreparedStatement ps =
                             c.prepareStatement("UPDATE items SET qty = ?, version = ? WHERE id = ? AND version = ?")) {
+                FlushlessReport before = report(c);
                 c.setAutoCommit(!inTransaction);
                 int[] expected = new int[ids.size() + 1];
                 for (int r = 0; r < ids.size(); r++) {
@@ -362,11 +421,13 @@ class ConcurrencyTest {
                 ps.setInt(4, stale[0]); // the version the first row had: stale once that row is updated
                 ps.addBatch();
                 expected[ids.size()] = 0;
+                itemWrites.addAndGet(expected.length);
                 assertArrayEquals(expected, ps.executeBatch(), "versioned update counts (the last row is stale)");
                 if (inTransaction) {
                     c.commit();
                     c.setAutoCommit(true);
                 }
+                noteRewrites(before, c);
                 for (long id : ids) {
                     int[] vq = items.get(id);
                     items.put(id, new int[] {vq[0] + 1, vq[1] + 1});
@@ -378,6 +439,7 @@ class ConcurrencyTest {
             List<Long> ids = someItems(5);
             try (Connection c = borrow();
                     PreparedStatement ps = c.prepareStatement("DELETE FROM items WHERE id = ? AND owner = ?")) {
+                FlushlessReport before = report(c);
                 for (long id : ids) {
                     ps.setLong(1, id);
                     ps.setInt(2, owner);
@@ -388,7 +450,9 @@ class ConcurrencyTest {
                 ps.addBatch();
                 int[] expected = ones(ids.size() + 1);
                 expected[ids.size()] = 0;
+                itemWrites.addAndGet(expected.length);
                 assertArrayEquals(expected, ps.executeBatch(), "delete counts (the last key does not exist)");
+                noteRewrites(before, c);
                 ids.forEach(items::remove);
             }
         }
@@ -399,6 +463,7 @@ class ConcurrencyTest {
                     PreparedStatement ps = c.prepareStatement(
                             "INSERT INTO items (id, owner, version, qty) VALUES (?, ?, ?, ?)"
                                     + " ON CONFLICT (id) DO UPDATE SET qty = excluded.qty, version = items.version + 1")) {
+                FlushlessReport before = report(c);
                 Map<Long, int[]> after = new TreeMap<>();
                 List<Long> keys = new ArrayList<>(existing);
                 for (int r = 0; r < 3; r++) {
@@ -414,7 +479,9 @@ class ConcurrencyTest {
                     int[] old = items.get(id);
                     after.put(id, new int[] {old == null ? 0 : old[0] + 1, qty});
                 }
+                itemWrites.addAndGet(keys.size());
                 assertArrayEquals(ones(keys.size()), ps.executeBatch(), "upsert counts");
+                noteRewrites(before, c);
                 items.putAll(after);
             }
         }
@@ -454,6 +521,7 @@ class ConcurrencyTest {
                         pendingItems.put(id, new int[] {pendingItems.get(id)[0], -5});
                     }
                     if (!ids.isEmpty()) {
+                        itemWrites.addAndGet(ids.size());
                         assertArrayEquals(ones(ids.size()), ps.executeBatch());
                     }
                 }
