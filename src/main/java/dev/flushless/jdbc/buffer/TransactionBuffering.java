@@ -110,23 +110,32 @@ public final class TransactionBuffering {
         }
     }
 
-    /** The application set {@code savepoint} (after the buffer was sent). */
+    /** The application set {@code savepoint} (after the buffer was sent): pgjdbc sent its SAVEPOINT. */
     public void savepointSet(java.sql.Savepoint savepoint) {
+        session.stats().transactionControl();
         if (active()) {
             savepoints.add(savepoint);
         }
     }
 
-    /** The application rolled back to {@code savepoint}: the savepoints set after it are gone, it stays open. */
+    /**
+     * The application rolled back to {@code savepoint} (pgjdbc sent ROLLBACK TO SAVEPOINT): the savepoints set after
+     * it are gone, it stays open.
+     */
     public void rolledBackTo(java.sql.Savepoint savepoint) {
+        session.stats().transactionControl();
         int index = savepoints.indexOf(savepoint);
         if (index >= 0) {
             savepoints.subList(index + 1, savepoints.size()).clear();
         }
     }
 
-    /** The application released {@code savepoint}: it and the savepoints set after it are gone. */
+    /**
+     * The application released {@code savepoint} (pgjdbc sent RELEASE SAVEPOINT): it and the savepoints set after it
+     * are gone.
+     */
     public void released(java.sql.Savepoint savepoint) {
+        session.stats().transactionControl();
         int index = savepoints.indexOf(savepoint);
         if (index >= 0) {
             savepoints.subList(index, savepoints.size()).clear();
@@ -723,7 +732,7 @@ public final class TransactionBuffering {
 
     public void setAutoCommit(boolean value) throws SQLException {
         if (!enabled || bypassed) {
-            delegate().setAutoCommit(value);
+            setAutoCommitInPgjdbc(value);
             return;
         }
         if (delegate().isClosed()) {
@@ -736,6 +745,22 @@ public final class TransactionBuffering {
             commit(); // JDBC: switching autocommit on commits the open transaction
         }
         autoCommit = value;
+    }
+
+    /**
+     * pgjdbc's {@code setAutoCommit}: switching autocommit on inside a transaction makes pgjdbc send COMMIT, a round
+     * trip the report counts as transaction control.
+     */
+    private void setAutoCommitInPgjdbc(boolean value) throws SQLException {
+        org.postgresql.core.TransactionState state = value ? transactionState(delegate()) : null;
+        boolean sends = state != null && state != org.postgresql.core.TransactionState.IDLE;
+        try {
+            delegate().setAutoCommit(value);
+        } finally {
+            if (sends) {
+                session.stats().transactionControl();
+            }
+        }
     }
 
     public boolean getAutoCommit() throws SQLException {

@@ -6,10 +6,11 @@ import java.util.Map;
  * What Flushless saved, for one connection or the whole driver: a snapshot of {@link FlushlessStats}.
  *
  * @param statementsIssued statements the application issued (each batch row or Statement-batch member counts one)
- * @param statementsSent statements sent to the server for them (guard savepoints included; transaction control,
- *     BEGIN, COMMIT and ROLLBACK, not)
- * @param roundTrips client round trips, those of {@code commit()} and {@code rollback()} included (estimated for
- *     batches run as sent, at pgjdbc's 256 per round trip)
+ * @param statementsSent statements sent to the server for them (guard savepoints included; the application's
+ *     transaction control, BEGIN, COMMIT, ROLLBACK and its savepoints' SAVEPOINT, ROLLBACK TO and RELEASE, not)
+ * @param roundTrips client round trips, those of {@code commit()}, {@code rollback()}, {@code setAutoCommit(true)}
+ *     ending a transaction and the savepoint calls included (estimated for batches run as sent, at pgjdbc's 256 per
+ *     round trip)
  * @param estimatedFlushesBefore YugabyteDB flushes bare pgjdbc would have caused: one per write statement issued
  *     ({@link YugabyteFlushModel}: a single-row write statement waits for one flush)
  * @param estimatedFlushesAfter the same for the statements Flushless sent, by {@link YugabyteFlushModel}: one per

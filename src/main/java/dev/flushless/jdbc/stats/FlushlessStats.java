@@ -80,8 +80,10 @@ public final class FlushlessStats {
     }
 
     /**
-     * pgjdbc sent a COMMIT or ROLLBACK for {@code commit()} or {@code rollback()}: a round trip that no application
-     * statement issued. Transaction control is not counted as a statement sent (see {@link FlushlessReport}).
+     * pgjdbc sent transaction control: a COMMIT or ROLLBACK for {@code commit()}, {@code rollback()} or
+     * {@code setAutoCommit(true)}, or a SAVEPOINT, ROLLBACK TO SAVEPOINT or RELEASE SAVEPOINT for the application's
+     * savepoint calls: a round trip that no application statement issued. Transaction control is not counted as a
+     * statement sent (see {@link FlushlessReport}).
      */
     public void transactionControl() {
         roundTrips.increment();

@@ -24,6 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ExtendWith(PostgresExtension.class)
 class ReportCountersTest {
 
+    /** SAVEPOINT and RELEASE SAVEPOINT statements pgjdbc sends for one {@link #work}; ROLLBACK TO is a ROLLBACK. */
+    private static final int APPLICATION_SAVEPOINT_COMMANDS = 3;
+
     @ParameterizedTest
     @ValueSource(strings = {"off", "batch", "transaction"})
     void theReportAgreesWithTheServerAndTheSocket(String mode, TestDatabase db) throws Exception {
@@ -45,13 +48,17 @@ class ReportCountersTest {
             long control = db.statementCount("begin%")
                     + db.statementCount("commit%")
                     + db.statementCount("rollback%")
-                    + db.statementCount("start transaction%");
+                    + db.statementCount("start transaction%")
+                    // the application's SAVEPOINT (2) and RELEASE SAVEPOINT (1) in work(): transaction control. The
+                    // server's text cannot tell them from the driver's guard savepoints (PostgreSQL 18 normalises the
+                    // name to $1), which are statements the driver sent
+                    + APPLICATION_SAVEPOINT_COMMANDS;
             long server = db.statementCount("%") - control; // transaction control is not in statementsSent
             long roundTrips = socket.roundTrips();
             String counts = mode + ": report sent " + (after.statementsSent() - before.statementsSent())
                     + ", round trips "
                     + (after.roundTrips() - before.roundTrips()) + "; server " + server + " statements (and " + control
-                    + " BEGIN/COMMIT), socket " + roundTrips + " round trips";
+                    + " transaction control), socket " + roundTrips + " round trips";
             System.out.println("[report counters] " + counts);
             if (Boolean.getBoolean("flushless.debugCounters")) {
                 try (Connection admin = db.statisticsConnection();
@@ -69,7 +76,10 @@ class ReportCountersTest {
         }
     }
 
-    /** Batches (coalesced, and one that runs as sent), single statements and a read, in autocommit and a transaction. */
+    /**
+     * Batches (coalesced, and one that runs as sent), single statements and a read, in autocommit and in
+     * transactions ended by {@code commit()}, {@code setAutoCommit(true)} and {@code rollback()}, with savepoints.
+     */
     private static void work(Connection c, int base) throws Exception {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO counted (id, v) VALUES (?, ?)");
                 PreparedStatement update = c.prepareStatement("UPDATE counted SET v = ? WHERE id = ?");
@@ -96,6 +106,27 @@ class ReportCountersTest {
             }
             update.executeBatch();
             c.commit();
+            c.setAutoCommit(true);
+            // a transaction ended by setAutoCommit(true) (pgjdbc sends COMMIT), with a savepoint rolled back to and
+            // one released on the way
+            c.setAutoCommit(false);
+            insert.setInt(1, base + 200);
+            insert.setString(2, "s");
+            insert.executeUpdate();
+            java.sql.Savepoint first = c.setSavepoint();
+            insert.setInt(1, base + 201);
+            insert.executeUpdate();
+            c.rollback(first);
+            java.sql.Savepoint second = c.setSavepoint("second");
+            insert.setInt(1, base + 202);
+            insert.executeUpdate();
+            c.releaseSavepoint(second);
+            c.setAutoCommit(true);
+            // a transaction ended by rollback()
+            c.setAutoCommit(false);
+            insert.setInt(1, base + 300);
+            insert.executeUpdate();
+            c.rollback();
             c.setAutoCommit(true);
         }
     }
