@@ -87,6 +87,9 @@ final class DifferentialTester implements AutoCloseable {
 
     // statistics
     long programs;
+    /** Programs whose schema has a self-referencing table (see {@link Schema#SELF_REFERENCE}). */
+    long selfReferencing;
+
     long stepsRun;
     long jdbcCalls;
     long runs;
@@ -146,6 +149,9 @@ final class DifferentialTester implements AutoCloseable {
         Runner.Run bare = run(BARE, program, Runner.Semantics.DIRECT, null);
         if (onlyMode == null) {
             programs++;
+            if (program.schema().tables().stream().anyMatch(Schema.Table::selfReferencing)) {
+                selfReferencing++;
+            }
             stepsRun += program.steps().size();
             for (StepResult r : bare.steps()) {
                 if (!r.ok()) {
@@ -504,7 +510,9 @@ final class DifferentialTester implements AutoCloseable {
     String summary() {
         StringBuilder out = new StringBuilder();
         out.append(programs)
-                .append(" programs, ")
+                .append(" programs (")
+                .append(selfReferencing)
+                .append(" with a self-referencing table), ")
                 .append(stepsRun)
                 .append(" steps (")
                 .append(errorSteps)

@@ -8,8 +8,10 @@ import java.util.stream.Collectors;
 /**
  * A random schema of 2 to 4 tables, drawn from a seed: varied column types, NULL-able and NOT NULL columns,
  * single and composite primary keys, serial and identity keys, a unique constraint, a foreign key from a child
- * table to the parent table (sometimes {@code ON DELETE CASCADE}), check constraints, version columns, and
- * sometimes a table with a {@code BEFORE INSERT} trigger that changes a column or skips some rows.
+ * table to the parent table (sometimes {@code ON DELETE CASCADE}), check constraints, version columns,
+ * sometimes a self-referencing table (a nullable column {@code up} referencing the table's own key, so that a
+ * batch's row may reference an earlier or a later row of the same batch), and sometimes a table with a
+ * {@code BEFORE INSERT} trigger that changes a column or skips some rows.
  *
  * <p>{@link #ddl(boolean)} renders it; the oracle's copy declares the foreign key
  * {@code DEFERRABLE INITIALLY IMMEDIATE} (which behaves exactly like the default {@code NOT DEFERRABLE}
@@ -142,6 +144,11 @@ record Schema(List<Table> tables) {
                     .collect(Collectors.toList());
         }
 
+        /** True when the column {@link #SELF_REFERENCE} references this table's own (single-column) key. */
+        boolean selfReferencing() {
+            return columns.stream().anyMatch(c -> c.name().equals(SELF_REFERENCE));
+        }
+
         String orderBy() {
             return String.join(", ", primaryKey);
         }
@@ -170,6 +177,18 @@ record Schema(List<Table> tables) {
                 if (foreignKey.cascade()) {
                     create.append(" ON DELETE CASCADE");
                 }
+                if (deferrableForeignKey) {
+                    create.append(" DEFERRABLE INITIALLY IMMEDIATE");
+                }
+            }
+            if (selfReferencing()) {
+                create.append(", FOREIGN KEY (")
+                        .append(SELF_REFERENCE)
+                        .append(") REFERENCES ")
+                        .append(name)
+                        .append(" (")
+                        .append(primaryKey.get(0))
+                        .append(')');
                 if (deferrableForeignKey) {
                     create.append(" DEFERRABLE INITIALLY IMMEDIATE");
                 }
@@ -217,7 +236,14 @@ record Schema(List<Table> tables) {
 
     private static final Type[] PAYLOAD_TYPES = Type.values();
 
-    static Schema generate(Random random) {
+    /** The column of a self-referencing table that references the table's own key. */
+    static final String SELF_REFERENCE = "up";
+
+    /**
+     * A schema drawn from {@code random}; {@code selfReferences} (a separate stream, so that the schemas and
+     * programs of seeds without one stay as they were) decides which of the other tables reference themselves.
+     */
+    static Schema generate(Random random, Random selfReferences) {
         int count = 2 + random.nextInt(3);
         List<Table> tables = new ArrayList<>();
         // t0: the parent. Its key: an explicit int or bigint, a serial, or an identity.
@@ -231,6 +257,25 @@ record Schema(List<Table> tables) {
         if (random.nextInt(3) == 0) {
             int which = random.nextInt(tables.size());
             tables.set(which, withTrigger(random, tables.get(which)));
+        }
+        for (int i = 2; i < tables.size(); i++) {
+            Table t = tables.get(i);
+            if (t.primaryKey().size() == 1 && selfReferences.nextInt(3) == 0) {
+                List<Column> columns = new ArrayList<>(t.columns());
+                Type keyType = t.column(t.primaryKey().get(0)).type();
+                columns.add(new Column(SELF_REFERENCE, keyType, false, null, Generated.NONE));
+                tables.set(
+                        i,
+                        new Table(
+                                t.name(),
+                                List.copyOf(columns),
+                                t.primaryKey(),
+                                t.unique(),
+                                t.foreignKey(),
+                                t.check(),
+                                t.trigger(),
+                                t.versioned()));
+            }
         }
         return new Schema(List.copyOf(tables));
     }

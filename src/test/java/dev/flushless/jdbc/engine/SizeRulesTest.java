@@ -47,9 +47,12 @@ class SizeRulesTest {
     void schema(TestDatabase db) throws SQLException {
         this.db = db;
         db.execute(
-                "DROP TABLE IF EXISTS sized, sized_other",
+                "DROP TABLE IF EXISTS sized, sized_other, sized_line, sized_order",
                 "CREATE TABLE sized (id int PRIMARY KEY, v text)",
-                "CREATE TABLE sized_other (id int PRIMARY KEY, v text)");
+                "CREATE TABLE sized_other (id int PRIMARY KEY, v text)",
+                "CREATE TABLE sized_order (id int PRIMARY KEY, customer text NOT NULL, version int NOT NULL)",
+                "CREATE TABLE sized_line (id int PRIMARY KEY, order_id int NOT NULL REFERENCES sized_order,"
+                        + " qty int NOT NULL)");
     }
 
     @Test
@@ -227,6 +230,63 @@ class SizeRulesTest {
             rs.next();
             assertEquals(3, rs.getInt(1));
         }
+    }
+
+    /**
+     * Issue #15's held-out check: an ORM-style flush on a fresh connection (5 parent INSERTs, 20 child INSERTs and 5
+     * versioned UPDATEs as three batches, then commit) takes no more round trips than bare pgjdbc in either mode with
+     * the defaults, and the same rows and counts. Before the size rules batch mode needed one catalog round trip per
+     * table more.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"batch", "transaction"})
+    void aFreshConnectionsOrmFlushTakesNoMoreRoundTripsThanBare(String mode) throws SQLException {
+        Work flush = c -> {
+            int first = (ids += 1000);
+            c.setAutoCommit(false);
+            StringBuilder counts = new StringBuilder();
+            try (PreparedStatement orders =
+                    c.prepareStatement("INSERT INTO sized_order (id, customer, version) VALUES (?, ?, 0)")) {
+                for (int i = 0; i < 5; i++) {
+                    orders.setInt(1, first + i);
+                    orders.setString(2, "c" + i);
+                    orders.addBatch();
+                }
+                counts.append(java.util.Arrays.toString(orders.executeBatch()));
+            }
+            try (PreparedStatement lines =
+                    c.prepareStatement("INSERT INTO sized_line (id, order_id, qty) VALUES (?, ?, ?)")) {
+                for (int i = 0; i < 20; i++) {
+                    lines.setInt(1, first + i);
+                    lines.setInt(2, first + i % 5);
+                    lines.setInt(3, i);
+                    lines.addBatch();
+                }
+                counts.append(java.util.Arrays.toString(lines.executeBatch()));
+            }
+            try (PreparedStatement versions = c.prepareStatement(
+                    "UPDATE sized_order SET customer = ?, version = ? WHERE id = ? AND version = ?")) {
+                for (int i = 0; i < 5; i++) {
+                    versions.setString(1, "d" + i);
+                    versions.setInt(2, 1);
+                    versions.setInt(3, first + i);
+                    versions.setInt(4, 0);
+                    versions.addBatch();
+                }
+                counts.append(java.util.Arrays.toString(versions.executeBatch()));
+            }
+            c.commit();
+            return counts.toString();
+        };
+        Observed bare = observe(null, flush);
+        Observed flushless = observe(defaults("flushless.mode=" + mode), flush);
+        assertEquals(bare.counts(), flushless.counts());
+        assertTrue(
+                flushless.roundTrips() <= bare.roundTrips(),
+                mode + ": " + flushless.roundTrips() + " round trips, bare pgjdbc " + bare.roundTrips() + "; "
+                        + flushless.report());
+        System.out.println("[size rules] fresh connection ORM flush, " + mode + ": " + flushless.roundTrips()
+                + " round trips, bare pgjdbc " + bare.roundTrips() + "; " + flushless.report());
     }
 
     /** {@code explain} asks the same rule: with the defaults a batch of 3 rows runs as sent. */
