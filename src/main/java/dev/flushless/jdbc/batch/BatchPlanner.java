@@ -34,6 +34,7 @@ public final class BatchPlanner {
         private final SessionFacts session;
         private final boolean antiJoin;
         private final ConflictFacts conflictFacts;
+        private final int unnestMinRows;
 
         private Settings(
                 int maxRowsPerStatement,
@@ -41,13 +42,15 @@ public final class BatchPlanner {
                 boolean exactSequences,
                 SessionFacts session,
                 boolean antiJoin,
-                ConflictFacts conflictFacts) {
+                ConflictFacts conflictFacts,
+                int unnestMinRows) {
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
             this.session = session;
             this.antiJoin = antiJoin;
             this.conflictFacts = conflictFacts;
+            this.unnestMinRows = unnestMinRows;
         }
 
         /** The settings of a connection configured by {@code config} whose pgjdbc session is {@code session}; native ON CONFLICT. */
@@ -58,12 +61,13 @@ public final class BatchPlanner {
                     config.exactSequences(),
                     session,
                     false,
-                    null);
+                    null,
+                    KeyedPlanner.UNNEST_MIN_ROWS);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
-            return new Settings(rows, trustTriggers, exactSequences, session, antiJoin, conflictFacts);
+            return new Settings(rows, trustTriggers, exactSequences, session, antiJoin, conflictFacts, unnestMinRows);
         }
 
         /**
@@ -72,7 +76,22 @@ public final class BatchPlanner {
          * they could not be read).
          */
         public Settings withAntiJoin(ConflictFacts conflictFacts) {
-            return new Settings(maxRowsPerStatement, trustTriggers, exactSequences, session, true, conflictFacts);
+            return new Settings(
+                    maxRowsPerStatement, trustTriggers, exactSequences, session, true, conflictFacts, unnestMinRows);
+        }
+
+        /**
+         * These settings with keyed UPDATE and DELETE batches of {@code rows} rows or more joined to unnested arrays
+         * (instead of {@link KeyedPlanner#UNNEST_MIN_ROWS}); for tests of the array form's SQL.
+         */
+        public Settings withUnnestMinRows(int rows) {
+            return new Settings(
+                    maxRowsPerStatement, trustTriggers, exactSequences, session, antiJoin, conflictFacts, rows);
+        }
+
+        /** Fewest rows of a keyed UPDATE or DELETE batch joined to unnested arrays rather than a VALUES list. */
+        public int unnestMinRows() {
+            return unnestMinRows;
         }
 
         public int maxRowsPerStatement() {

@@ -68,6 +68,36 @@ class KeyedPlannerTest {
         assertTrue(noKey.sql().startsWith(UPDATE_UNNEST), noKey.sql());
     }
 
+    /**
+     * With the connection's settings a batch of fewer than {@link KeyedPlanner#UNNEST_MIN_ROWS} rows is joined to a
+     * VALUES list, whose generic plan PostgreSQL keeps (it re-plans a join to {@code unnest($n)} of so few rows at
+     * every execution), and from that many rows to unnested arrays.
+     */
+    @Test
+    void fewerRowsThanTheUnnestThresholdAreJoinedToAValuesList() throws Exception {
+        BatchPlanner.Settings connection = BatchPlanner.Settings.of(
+                dev.flushless.jdbc.FlushlessConfig.from(new java.util.Properties()), PlannerFixture.PGJDBC);
+        assertEquals(10, connection.unnestMinRows());
+        int[] nine = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        int[] ten = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+        BatchPlan small = KeyedPlanner.plan(sql(UPDATE), named(nine), T, connection);
+        assertEquals("update-join", small.rewriteKind());
+        assertTrue(
+                small.statements().get(0).sql().contains("(VALUES "),
+                small.statements().get(0).sql());
+        assertEquals(
+                "update-join-unnest",
+                KeyedPlanner.plan(sql(UPDATE), named(ten), T, connection).rewriteKind());
+        List<Bind[]> keys = new ArrayList<>();
+        for (int id : nine) {
+            keys.add(row(id));
+        }
+        assertEquals(
+                "delete-using",
+                KeyedPlanner.plan(sql("DELETE FROM t WHERE id = ?"), keys, T, connection)
+                        .rewriteKind());
+    }
+
     @Test
     void rowsThatMayTouchTheSameRowGoToLaterStatementsAndChunksAtMaxRows() {
         assertEquals(

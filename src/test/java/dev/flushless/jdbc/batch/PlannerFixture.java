@@ -46,13 +46,19 @@ final class PlannerFixture {
         return settings(PGJDBC, properties);
     }
 
+    /**
+     * The settings of a connection configured by {@code properties}, except that keyed UPDATE and DELETE batches of
+     * any size take the array form, whose SQL these tests spell out ({@code KeyedPlannerTest} holds the default
+     * threshold, {@link KeyedPlanner#UNNEST_MIN_ROWS}).
+     */
     static BatchPlanner.Settings settings(SessionFacts session, String... properties) {
         Properties config = new Properties();
         for (int i = 0; i < properties.length; i += 2) {
             config.setProperty(properties[i], properties[i + 1]);
         }
         try {
-            return BatchPlanner.Settings.of(FlushlessConfig.from(config), session);
+            return BatchPlanner.Settings.of(FlushlessConfig.from(config), session)
+                    .withUnnestMinRows(0);
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
