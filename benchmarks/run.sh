@@ -12,7 +12,8 @@
 # Other options: --no-build (reuse benchmarks/target/benchmarks.jar), --results-only (do not touch docs/),
 # and anything after `--` goes to JMH (e.g. `-- -p delayMs=1 W2`, which also replaces the default
 # selection). JMH JSON, the per-trial counts and the log go to benchmarks/results/<UTC time>/; the
-# chart tool then rewrites the results section of docs/benchmarks.md and the PNGs in docs/benchmarks/.
+# chart tool then rewrites the results section of docs/benchmarks-suite.md and the PNGs in docs/benchmarks/
+# (docs/benchmarks.md, the summary across runs, is written by hand).
 # --paired writes to benchmarks/results/<UTC time>-paired/ and never touches docs/: its table (paired.md,
 # also printed) comes from PairedReport.
 set -euo pipefail
@@ -158,7 +159,7 @@ Results: \`benchmarks/results/$stamp/\`."
 chart=("${host[@]}" -Djava.awt.headless=true -cp "$jar" dev.flushless.benchmarks.ChartTool --counts "$counts" --note "$note")
 for f in "$out"/*.json; do chart+=(--jmh "$f"); done
 if $docs; then
-  chart+=(--charts "$root/docs/benchmarks" --doc "$root/docs/benchmarks.md")
+  chart+=(--charts "$root/docs/benchmarks" --doc "$root/docs/benchmarks-suite.md")
 else
   chart+=(--charts "$out/charts" --doc "$out/benchmarks.md")
 fi

@@ -28,12 +28,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Turns the JMH JSON results and the per-trial counts of a run into the results section of
- * {@code docs/benchmarks.md} (tables of times, speedups against bare pgjdbc in the same run, round trips
+ * {@code docs/benchmarks-suite.md} (tables of times, speedups against bare pgjdbc in the same run, round trips
  * and server statements per operation) and PNG charts (XChart).
  *
  * <pre>
  * java -cp benchmarks.jar dev.flushless.benchmarks.ChartTool --jmh a.json [--jmh b.json ...] --counts c.jsonl [--counts ...]
- *      --charts docs/benchmarks --doc docs/benchmarks.md [--note "text"]
+ *      --charts docs/benchmarks --doc docs/benchmarks-suite.md [--note "text"]
  * </pre>
  *
  * Later {@code --jmh} files override earlier ones for the same benchmark and parameters (the default run
@@ -86,7 +86,7 @@ public final class ChartTool {
         List<Path> jmh = new ArrayList<>();
         List<Path> counts = new ArrayList<>();
         Path charts = Path.of("docs", "benchmarks");
-        Path doc = Path.of("docs", "benchmarks.md");
+        Path doc = Path.of("docs", "benchmarks-suite.md");
         String note = "";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
