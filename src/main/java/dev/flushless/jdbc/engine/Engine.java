@@ -56,7 +56,7 @@ public final class Engine implements Session {
         if (rows == 1) {
             return FallbackReason.SINGLE_ROW.get();
         }
-        return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows + " " + what, minRows);
+        return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows, what, minRows);
     }
 
     /**
