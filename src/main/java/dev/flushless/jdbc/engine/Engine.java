@@ -417,7 +417,9 @@ public final class Engine implements Session {
         String sql = batch.sql();
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         boolean keys = batch.keyColumns() != null;
-        if (kind == StatementDescription.Kind.INSERT && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
+        if (kind == StatementDescription.Kind.INSERT
+                && pgjdbcRewritesInserts
+                && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
             stats.fallback(FallbackReason.PGJDBC_REWRITES.get(), rows.size());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
