@@ -463,6 +463,21 @@ public final class Engine implements Session {
     }
 
     /**
+     * How many rows of a PreparedStatement batch of {@code kind} the facade also hands to pgjdbc's own batch as the
+     * application adds them, asked at the batch's first row: the rows a batch can have and still run as sent by the
+     * size rule ({@link #sizeReason}), so that such a batch runs on pgjdbc's batch as it is, without a replay of its
+     * recorded rows ({@link RecordedBatch#runAsSent} recognises them). 0 when the batch will likely be buffered or
+     * carry buffered writes in {@code mode=transaction}. Only a cost estimate: {@link #batch} still decides the route
+     * from every recorded row, and a batch that grows to the threshold is planned from them.
+     */
+    public int asSentRowsAhead(StatementDescription.Kind kind) {
+        if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
+            return 0;
+        }
+        return config.minBatchRows(server.yugabyte()) - 1;
+    }
+
+    /**
      * Before a PreparedStatement batch the facade did not record (not rewriting, recording stopped, or a closed
      * statement) runs on pgjdbc: sends what must precede it in {@code mode=transaction} and counts its {@code rows} as
      * run as sent for {@code reason}.
