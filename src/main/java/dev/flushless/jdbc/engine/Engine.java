@@ -64,7 +64,7 @@ public final class Engine implements Session {
      * writes buffered in {@code mode=transaction} would ride ahead of the batch.
      */
     private int minBatchRowsNow() {
-        return transactions.hasBuffered() ? 0 : config.minBatchRows(server.yugabyte());
+        return transactions.hasBuffered() ? 0 : minBatchRows;
     }
 
     /** Fallback plan of a batch whose table's catalog facts could not be read. */
@@ -90,6 +90,9 @@ public final class Engine implements Session {
     private final TableCatalog catalog = new TableCatalog();
     private final SqlAnalyzer analyzer;
     private final ServerFacts server;
+    /** {@code flushless.minBatchRows} on this server, read once: the size rule asks it for every batch. */
+    private final int minBatchRows;
+
     private final TransactionBuffering transactions;
     /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
     private final FollowerReads followerReads;
@@ -103,6 +106,7 @@ public final class Engine implements Session {
         this.analyzer = analyzer(config);
         this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
         this.server = ServerFacts.of(delegate);
+        this.minBatchRows = config.minBatchRows(server.yugabyte());
         this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts(delegate);
         if (followerReads != null && delegate.isReadOnly()) {
@@ -474,7 +478,7 @@ public final class Engine implements Session {
         if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
             return 0;
         }
-        return config.minBatchRows(server.yugabyte()) - 1;
+        return minBatchRows - 1;
     }
 
     /**
@@ -695,7 +699,7 @@ public final class Engine implements Session {
             }
             transactions.beforeConnectionCall("a Statement batch", true);
         }
-        Fallback small = sizeReason(texts.size(), config.minBatchRows(server.yugabyte()), "SQL texts");
+        Fallback small = sizeReason(texts.size(), minBatchRows, "SQL texts");
         if (small != null) {
             stats.fallback(small, texts.size());
             try {
