@@ -34,7 +34,7 @@ import java.util.Locale;
  *
  * Options: {@code --sides bare,flushless_batch,flushless_transaction}, {@code --warmup <ops per side>} (default
  * 20000), {@code --seconds <n>} (instead of rounds: run only the first side for n seconds, e.g. under JFR), and
- * {@code --prefix} for the table names (default {@code ascpu_}).
+ * {@code --prefix} for the table names (default {@code ascpu_<pid>_}, so that runs side by side do not share tables).
  */
 public final class AsSentCost {
 
@@ -88,7 +88,7 @@ public final class AsSentCost {
         int ops = 2000;
         int warmup = 20000;
         int seconds = 0;
-        String prefix = "ascpu_";
+        String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {

@@ -367,8 +367,11 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         }
         if (mirrored > 0) {
             // the rows ran another way (coalesced, buffered, ridden along) or failed: pgjdbc's copies go with them
+            // (a closed statement's batch is gone with it, and its error is the one the application must see)
             mirrored = 0;
-            prepared.clearBatch();
+            if (!prepared.isClosed()) {
+                prepared.clearBatch();
+            }
         }
         inPgjdbc = null;
         passedThroughRows = 0;
