@@ -23,7 +23,7 @@ import java.util.Locale;
  * <p>The sides run in one JVM, one connection each, on one thread, in alternating blocks (bare first in even rounds,
  * last in odd ones); each block runs {@code ops} operations after its table was emptied (outside the measurement).
  * Per round, each Flushless side's CPU per operation is divided by bare's; the result is the mean ratio with a 95%
- * interval, next to the mean CPU µs and allocated bytes per operation. Self-contained (only {@code java.sql} and the
+ * interval, next to the mean CPU µs (and its user-mode part) and allocated bytes per operation. Self-contained (only {@code java.sql} and the
  * JDK), so that it runs against any build of the driver on the class path, without JMH:
  *
  * <pre>
@@ -51,6 +51,7 @@ public final class AsSentCost {
         final String table;
         long nextId = 1;
         double[] cpuNanosPerOp;
+        double[] userNanosPerOp;
         double[] bytesPerOp;
 
         Side(String name, Connection connection, String table) {
@@ -166,6 +167,7 @@ public final class AsSentCost {
         }
         for (Side s : sides) {
             s.cpuNanosPerOp = new double[rounds];
+            s.userNanosPerOp = new double[rounds];
             s.bytesPerOp = new double[rounds];
         }
         for (int round = 0; round < rounds; round++) {
@@ -177,6 +179,7 @@ public final class AsSentCost {
                 double[] r = block(house, s, rows, ops);
                 s.cpuNanosPerOp[round] = r[0];
                 s.bytesPerOp[round] = r[1];
+                s.userNanosPerOp[round] = r[2];
             }
         }
         Side bare = sides.get(0);
@@ -189,35 +192,43 @@ public final class AsSentCost {
             }
             System.out.printf(
                     Locale.ROOT,
-                    "[as-sent-cost] W7 rows=%d %-22s CPU %7.2f µs/op (median %7.2f) | %8.0f B/op"
-                            + " | vs %s: CPU %.3fx ±%.3f, %+.2f µs/op, %+.0f B/op | %d rounds x %d ops%n",
+                    "[as-sent-cost] W7 rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | %8.0f B/op"
+                            + " | vs %s: CPU %.3fx ±%.3f, %+.2f µs/op, user %+.2f µs/op, %+.0f B/op | %d rounds x %d ops%n",
                     rows,
                     s.name,
                     mean(s.cpuNanosPerOp) / 1e3,
                     median(s.cpuNanosPerOp) / 1e3,
+                    mean(s.userNanosPerOp) / 1e3,
                     mean(s.bytesPerOp),
                     bare.name,
                     mean(ratio),
                     ci95(ratio),
                     (mean(s.cpuNanosPerOp) - mean(bare.cpuNanosPerOp)) / 1e3,
+                    (mean(s.userNanosPerOp) - mean(bare.userNanosPerOp)) / 1e3,
                     mean(bytesDelta),
                     rounds,
                     ops);
         }
     }
 
-    /** Empties the side's table, then runs {@code n} operations: {CPU ns per op, allocated bytes per op}. */
+    /**
+     * Empties the side's table, then runs {@code n} operations: {CPU ns, allocated bytes, user-mode CPU ns} per op.
+     * User-mode CPU leaves out the kernel's socket work (the same on every side, and the noisiest part on a loaded
+     * machine); the JVM reads it in clock ticks, so it is meaningful as a mean over many blocks only.
+     */
     private static double[] block(Connection house, Side s, int rows, int n) throws SQLException {
         execute(house, "TRUNCATE " + s.table);
         long thread = Thread.currentThread().getId();
         long bytes0 = THREADS.getThreadAllocatedBytes(thread);
+        long user0 = THREADS.getCurrentThreadUserTime();
         long cpu0 = THREADS.getCurrentThreadCpuTime();
         for (int i = 0; i < n; i++) {
             s.op(rows);
         }
         long cpu1 = THREADS.getCurrentThreadCpuTime();
+        long user1 = THREADS.getCurrentThreadUserTime();
         long bytes1 = THREADS.getThreadAllocatedBytes(thread);
-        return new double[] {(double) (cpu1 - cpu0) / n, (double) (bytes1 - bytes0) / n};
+        return new double[] {(double) (cpu1 - cpu0) / n, (double) (bytes1 - bytes0) / n, (double) (user1 - user0) / n};
     }
 
     private static String connect(String url, String side) {
