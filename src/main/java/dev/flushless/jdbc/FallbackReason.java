@@ -58,7 +58,7 @@ public enum FallbackReason {
     SINGLE_ROW("single-row", "batch of one row: nothing to coalesce"),
     SMALL_BATCH(
             "small-batch",
-            "batch of %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
+            "batch of %s %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
             "a batch smaller than flushless.minBatchRows (50 on PostgreSQL by default): coalescing would cost more than"
                     + " it saves"),
     FIRST_WRITE(
@@ -155,9 +155,23 @@ public enum FallbackReason {
         return template;
     }
 
-    /** An occurrence of this reason with {@code details} filling the template's {@code %s} in order. */
+    /**
+     * An occurrence of this reason with {@code details} filling the template's {@code %s} in order. The text is
+     * rendered when first asked for ({@link Fallback#text()}); a detail that is not an immutable value is rendered
+     * now, so that the text says what it would have said at this call.
+     */
     public Fallback because(Object... details) {
-        return new Fallback(this, String.format(Locale.ROOT, template, details));
+        for (int i = 0; i < details.length; i++) {
+            Object detail = details[i];
+            if (!(detail == null
+                    || detail instanceof String
+                    || detail instanceof Integer
+                    || detail instanceof Long
+                    || detail instanceof Enum<?>)) {
+                details[i] = String.format(Locale.ROOT, "%s", detail);
+            }
+        }
+        return new Fallback(this, details);
     }
 
     /** An occurrence of a reason without details. */

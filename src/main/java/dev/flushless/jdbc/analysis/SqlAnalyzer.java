@@ -144,11 +144,55 @@ public final class SqlAnalyzer {
      * a SELECT; and a line comment ends at a carriage return as well as at a newline.
      */
     public static StatementDescription.Kind leadingKind(String sql) {
-        return kindOfWord(leadingWord(sql));
+        int start = leadingWordStart(sql);
+        int end = wordEnd(sql, start);
+        // INSERT, UPDATE and DELETE (every prepared write) without building the lower-case word
+        if (end - start == 6) {
+            if (isAsciiWord(sql, start, "insert")) {
+                return StatementDescription.Kind.INSERT;
+            }
+            if (isAsciiWord(sql, start, "update")) {
+                return StatementDescription.Kind.UPDATE;
+            }
+            if (isAsciiWord(sql, start, "delete")) {
+                return StatementDescription.Kind.DELETE;
+            }
+        }
+        return kindOfWord(sql.substring(start, end).toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Whether {@code sql} holds {@code lower} (ASCII lower-case letters) at {@code start}, in any ASCII case: what
+     * {@code toLowerCase(Locale.ROOT).equals(lower)} says of a word of that length, since no other character lowers
+     * to a single ASCII letter of these words.
+     */
+    private static boolean isAsciiWord(String sql, int start, String lower) {
+        for (int k = 0; k < lower.length(); k++) {
+            char c = sql.charAt(start + k);
+            if (c >= 0x80 || (c | 0x20) != lower.charAt(k)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The first keyword of {@code sql} in lower case (after whitespace, comments and parentheses), or "". */
     public static String leadingWord(String sql) {
+        int start = leadingWordStart(sql);
+        return sql.substring(start, wordEnd(sql, start)).toLowerCase(Locale.ROOT);
+    }
+
+    private static int wordEnd(String sql, int start) {
+        int i = start;
+        int n = sql.length();
+        while (i < n && Character.isLetter(sql.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    /** Where the first keyword of {@code sql} starts: after whitespace, comments and parentheses. */
+    private static int leadingWordStart(String sql) {
         int i = 0;
         int n = sql.length();
         while (i < n) {
@@ -165,11 +209,7 @@ public final class SqlAnalyzer {
                 break;
             }
         }
-        int start = i;
-        while (i < n && Character.isLetter(sql.charAt(i))) {
-            i++;
-        }
-        return sql.substring(start, i).toLowerCase(Locale.ROOT);
+        return i;
     }
 
     private static StatementDescription.Kind kindOfWord(String word) {

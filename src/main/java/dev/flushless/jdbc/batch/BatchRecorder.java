@@ -12,7 +12,7 @@ import java.util.List;
 public final class BatchRecorder {
 
     private Bind[] current = new Bind[8];
-    private final List<Bind[]> rows = new ArrayList<>();
+    private List<Bind[]> rows = new ArrayList<>();
 
     /** Records the setter call for 1-based {@code index}. */
     public void set(int index, Bind bind) {
@@ -43,9 +43,14 @@ public final class BatchRecorder {
 
     /** The recorded rows, removing them from the recorder. */
     public List<Bind[]> takeRows() {
-        List<Bind[]> taken = new ArrayList<>(rows);
-        rows.clear();
+        List<Bind[]> taken = rows;
+        rows = new ArrayList<>();
         return taken;
+    }
+
+    /** Rows added so far. */
+    public int rowCount() {
+        return rows.size();
     }
 
     public boolean hasRows() {

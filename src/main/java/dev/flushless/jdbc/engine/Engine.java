@@ -56,7 +56,7 @@ public final class Engine implements Session {
         if (rows == 1) {
             return FallbackReason.SINGLE_ROW.get();
         }
-        return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows + " " + what, minRows);
+        return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows, what, minRows);
     }
 
     /**
@@ -64,7 +64,7 @@ public final class Engine implements Session {
      * writes buffered in {@code mode=transaction} would ride ahead of the batch.
      */
     private int minBatchRowsNow() {
-        return transactions.hasBuffered() ? 0 : config.minBatchRows(server.yugabyte());
+        return transactions.hasBuffered() ? 0 : minBatchRows;
     }
 
     /** Fallback plan of a batch whose table's catalog facts could not be read. */
@@ -90,6 +90,9 @@ public final class Engine implements Session {
     private final TableCatalog catalog = new TableCatalog();
     private final SqlAnalyzer analyzer;
     private final ServerFacts server;
+    /** {@code flushless.minBatchRows} on this server, read once: the size rule asks it for every batch. */
+    private final int minBatchRows;
+
     private final TransactionBuffering transactions;
     /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
     private final FollowerReads followerReads;
@@ -103,6 +106,7 @@ public final class Engine implements Session {
         this.analyzer = analyzer(config);
         this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
         this.server = ServerFacts.of(delegate);
+        this.minBatchRows = config.minBatchRows(server.yugabyte());
         this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts(delegate);
         if (followerReads != null && delegate.isReadOnly()) {
@@ -417,7 +421,9 @@ public final class Engine implements Session {
         String sql = batch.sql();
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         boolean keys = batch.keyColumns() != null;
-        if (kind == StatementDescription.Kind.INSERT && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
+        if (kind == StatementDescription.Kind.INSERT
+                && pgjdbcRewritesInserts
+                && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
             stats.fallback(FallbackReason.PGJDBC_REWRITES.get(), rows.size());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
@@ -458,6 +464,21 @@ public final class Engine implements Session {
             stats.noted(plan.note(), rows.size());
         }
         return coalesce(batch, description, plan, rows, session);
+    }
+
+    /**
+     * How many rows of a PreparedStatement batch of {@code kind} the facade also hands to pgjdbc's own batch as the
+     * application adds them, asked at the batch's first row: the rows a batch can have and still run as sent by the
+     * size rule ({@link #sizeReason}), so that such a batch runs on pgjdbc's batch as it is, without a replay of its
+     * recorded rows ({@link RecordedBatch#runAsSent} recognises them). 0 when the batch will likely be buffered or
+     * carry buffered writes in {@code mode=transaction}. Only a cost estimate: {@link #batch} still decides the route
+     * from every recorded row, and a batch that grows to the threshold is planned from them.
+     */
+    public int asSentRowsAhead(StatementDescription.Kind kind) {
+        if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
+            return 0;
+        }
+        return minBatchRows - 1;
     }
 
     /**
@@ -678,7 +699,7 @@ public final class Engine implements Session {
             }
             transactions.beforeConnectionCall("a Statement batch", true);
         }
-        Fallback small = sizeReason(texts.size(), config.minBatchRows(server.yugabyte()), "SQL texts");
+        Fallback small = sizeReason(texts.size(), minBatchRows, "SQL texts");
         if (small != null) {
             stats.fallback(small, texts.size());
             try {

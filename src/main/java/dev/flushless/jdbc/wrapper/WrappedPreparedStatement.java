@@ -28,9 +28,11 @@ import java.util.List;
 /**
  * A {@link PreparedStatement} handed out by {@link WrappedConnection}. Every setter goes to pgjdbc at once (so single
  * executions, errors and parameter checks are pgjdbc's own) and, for an INSERT, UPDATE or DELETE on a rewriting
- * connection, is also recorded; {@code addBatch()} keeps the recorded row instead of handing it to pgjdbc, and
- * {@code executeBatch()} hands the rows to the connection's {@link Engine}, which coalesces, buffers or replays them
- * into pgjdbc's own batch. Single executions ask the engine for their route, as a plain Statement's do.
+ * connection, is also recorded; {@code addBatch()} keeps the recorded row, and {@code executeBatch()} hands the rows
+ * to the connection's {@link Engine}, which coalesces, buffers or runs them on pgjdbc's own batch. While a batch is
+ * small enough to run as sent ({@link Engine#asSentRowsAhead}), {@code addBatch()} also hands each row to pgjdbc's
+ * batch, so that running it as sent needs no replay. Single executions ask the engine for their route, as a plain
+ * Statement's do.
  */
 public class WrappedPreparedStatement extends PreparedStatementDelegation implements Engine.RecordedBatch {
 
@@ -53,6 +55,18 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     private dev.flushless.jdbc.Fallback stoppedReason;
     /** Rows that went straight to pgjdbc's batch after recording stopped. */
     private int passedThroughRows;
+    /**
+     * The most recorded rows of the current batch that also go to pgjdbc's batch as they are added (the engine's
+     * estimate, asked at the batch's first row).
+     */
+    private int mirrorLimit;
+    /**
+     * Recorded rows of the current batch that are in pgjdbc's batch too: either every recorded row (all were handed
+     * on as they were added) or none (the batch grew past {@link #mirrorLimit} and pgjdbc's batch was cleared).
+     */
+    private int mirrored;
+    /** The recorded rows of the batch running now while pgjdbc's batch holds exactly them, else {@code null}. */
+    private List<Bind[]> inPgjdbc;
     /** Generated keys of the last coalesced batch, or {@code null}. */
     private ResultSet coalescedKeys;
     /** Whether the batch running now is an {@code executeLargeBatch()}. */
@@ -165,6 +179,18 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     @Override
     public void addBatch() throws SQLException {
         if (recorder != null && !prepared.isClosed()) {
+            int before = recorder.rowCount();
+            if (before == 0) {
+                mirrorLimit = engine.asSentRowsAhead(leadingKind);
+            }
+            if (mirrored == before && before < mirrorLimit) {
+                prepared.addBatch(); // pgjdbc's own copy of the current parameters, as bare pgjdbc makes it
+                mirrored++;
+            } else if (mirrored > 0) {
+                // the batch may be coalesced now: it is planned from the recorded rows, pgjdbc's copies go
+                prepared.clearBatch();
+                mirrored = 0;
+            }
             recorder.addRow();
         } else {
             prepared.addBatch();
@@ -197,7 +223,9 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
                 engine.beforeUnrecordedBatch(sql, stoppedReason, passedThroughRows, !prepared.isClosed());
                 return runInPgjdbc();
             }
-            Engine.BatchResult result = engine.batch(this, recorder.takeRows());
+            List<Bind[]> rows = recorder.takeRows();
+            inPgjdbc = mirrored == rows.size() ? rows : null;
+            Engine.BatchResult result = engine.batch(this, rows);
             BatchExecutor.Outcome outcome = result.outcome();
             if (outcome != null && !outcome.returned().isEmpty()) {
                 coalescedKeys = wroteNothing(outcome.counts())
@@ -211,11 +239,23 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     }
 
     /**
-     * Hands recorded rows to pgjdbc's own batch, exactly as the application's calls would have (each row from cleared
-     * parameters, so an unset position stays unset; then the current values restored), and runs it.
+     * Runs recorded rows on pgjdbc's own batch. When pgjdbc's batch already holds exactly these rows (handed on as the
+     * application added them) it runs as it is: what bare pgjdbc runs, with the application's parameters left set.
+     * Otherwise the rows are handed to it exactly as the application's calls would have (each row from cleared
+     * parameters, so an unset position stays unset; then the current values restored).
      */
     @Override
     public long[] runAsSent(List<Bind[]> rows) throws SQLException {
+        if (rows == inPgjdbc && mirrored == rows.size()) {
+            inPgjdbc = null;
+            mirrored = 0;
+            return runInPgjdbc();
+        }
+        if (mirrored > 0) {
+            prepared.clearBatch(); // e.g. rows other than the batch's own: nothing of the batch may run twice
+            mirrored = 0;
+        }
+        inPgjdbc = null;
         for (Bind[] row : rows) {
             applyAll(row);
             prepared.addBatch();
@@ -305,6 +345,11 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         recorder = null;
         stoppedReason = reason;
         passedThroughRows = stopped.rows().size();
+        if (mirrored == passedThroughRows) {
+            mirrored = 0; // pgjdbc's batch and parameters already hold what the application set
+            return;
+        }
+        mirrored = 0; // none: pgjdbc's batch was cleared when the batch grew past the limit
         for (Bind[] row : stopped.rows()) {
             applyAll(row);
             prepared.addBatch();
@@ -316,10 +361,19 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
      * After a batch ran or was cleared. A statement whose recording stopped stays unrecorded until
      * {@code clearParameters()}: the values set since the stop were not recorded.
      */
-    private void resetBatch() {
+    private void resetBatch() throws SQLException {
         if (recorder != null) {
             recorder.clearRows();
         }
+        if (mirrored > 0) {
+            // the rows ran another way (coalesced, buffered, ridden along) or failed: pgjdbc's copies go with them
+            // (a closed statement's batch is gone with it, and its error is the one the application must see)
+            mirrored = 0;
+            if (!prepared.isClosed()) {
+                prepared.clearBatch();
+            }
+        }
+        inPgjdbc = null;
         passedThroughRows = 0;
     }
 

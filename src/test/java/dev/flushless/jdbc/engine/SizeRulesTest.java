@@ -289,6 +289,139 @@ class SizeRulesTest {
                 + " round trips, bare pgjdbc " + bare.roundTrips() + "; " + flushless.report());
     }
 
+    /**
+     * The rows of {@code sized} with ids from {@code first} (ids relative to it), read on a bare connection: what a
+     * piece of work wrote, to compare with what the same work wrote through bare pgjdbc.
+     */
+    private String rowsFrom(int first) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = db.bare();
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT id, v FROM sized WHERE id >= ? AND id < ? + 1000 ORDER BY id")) {
+            ps.setInt(1, first);
+            ps.setInt(2, first);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.append(' ').append(rs.getInt(1) - first).append('=').append(rs.getString(2));
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    /** Runs {@code work} (given its first id) on bare pgjdbc and on {@code url}: the same counts and rows written. */
+    private Observed sameAsBare(String url, java.util.function.IntFunction<Work> work) throws SQLException {
+        int bareFirst = (ids += 1000);
+        Observed bare = observe(null, work.apply(bareFirst));
+        int first = (ids += 1000);
+        Observed flushless = observe(url, work.apply(first));
+        assertEquals(bare.counts(), flushless.counts());
+        assertEquals(rowsFrom(bareFirst), rowsFrom(first));
+        return flushless;
+    }
+
+    /**
+     * A small batch's rows also go to pgjdbc's own batch as they are added (so that running it as sent needs no
+     * replay); the rows a batch may not run from there must leave it: a batch grown past the threshold, a cleared
+     * batch, a stream parameter (recording stops), and the parameters stay set after the batch, as in pgjdbc.
+     */
+    @Test
+    void rowsHandedToPgjdbcAsAddedRunExactlyOnce() throws SQLException {
+        String url = defaults("flushless.mode=batch");
+        Observed grown = sameAsBare(url, first -> c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)")) {
+                for (int i = 0; i < 60; i++) { // past 50: coalesced from all 60 recorded rows
+                    ps.setInt(1, first + i);
+                    ps.setString(2, "g" + i);
+                    ps.addBatch();
+                }
+                String counts = java.util.Arrays.toString(ps.executeBatch());
+                for (int i = 0; i < 2; i++) { // then a small batch on the same statement: nothing left over
+                    ps.setInt(1, first + 100 + i);
+                    ps.addBatch();
+                }
+                return counts + java.util.Arrays.toString(ps.executeBatch());
+            }
+        });
+        assertEquals(
+                Map.of("small-batch", 2L),
+                grown.report().fallbacks(),
+                grown.report().toString());
+        assertEquals(1, grown.report().rewrites().size(), grown.report().toString());
+
+        Observed cleared = sameAsBare(url, first -> c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)")) {
+                ps.setInt(1, first);
+                ps.setString(2, "dropped");
+                ps.addBatch();
+                ps.setInt(1, first + 1);
+                ps.addBatch();
+                ps.clearBatch();
+                ps.setInt(1, first + 2);
+                ps.setString(2, "kept");
+                ps.addBatch();
+                String counts = java.util.Arrays.toString(ps.executeBatch());
+                ps.setInt(1, first + 3); // the parameters set before the batch stay set
+                return counts + ps.executeUpdate();
+            }
+        });
+        assertEquals(
+                Map.of("single-row", 1L),
+                cleared.report().fallbacks(),
+                cleared.report().toString());
+
+        sameAsBare(url, first -> c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)")) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setInt(1, first + i);
+                    ps.setString(2, "s" + i);
+                    ps.addBatch();
+                }
+                ps.setInt(1, first + 2);
+                ps.setCharacterStream(2, new java.io.StringReader("stream")); // recording stops
+                ps.addBatch();
+                return java.util.Arrays.toString(ps.executeBatch());
+            }
+        });
+    }
+
+    /**
+     * A batch whose rows went to pgjdbc's batch as they were added, but which takes another route when it runs (in
+     * {@code mode=transaction} a write was buffered in between, so the batch is coalesced with it): each row runs
+     * once, and the statement's next batch holds only its own rows.
+     */
+    @Test
+    void aBatchHandedToPgjdbcThatRunsCoalescedRunsOnce() throws SQLException {
+        Observed observed = sameAsBare(defaults("flushless.mode=transaction"), first -> c -> {
+            c.setAutoCommit(false);
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)");
+                    PreparedStatement update = c.prepareStatement("UPDATE sized SET v = v || ? WHERE id = ?")) {
+                insert.setInt(1, first);
+                insert.setString(2, "a");
+                insert.executeUpdate(); // the first write: as sent
+                for (int i = 0; i < 3; i++) { // nothing buffered yet: handed to pgjdbc's batch as added
+                    update.setString(1, "+u");
+                    update.setInt(2, first + (i == 0 ? 0 : 10 + i));
+                    update.addBatch();
+                }
+                insert.setInt(1, first + 11);
+                insert.executeUpdate(); // buffered
+                insert.setInt(1, first + 12);
+                insert.executeUpdate(); // buffered
+                String counts = java.util.Arrays.toString(update.executeBatch());
+                update.setString(1, "+w");
+                update.setInt(2, first);
+                update.addBatch();
+                counts += java.util.Arrays.toString(update.executeBatch());
+                c.commit();
+                return counts;
+            }
+        });
+        assertTrue(
+                observed.report().rewrites().size() >= 1,
+                "the UPDATE batch rode with the buffered writes: " + observed.report());
+    }
+
     /** {@code explain} asks the same rule: with the defaults a batch of 3 rows runs as sent. */
     @Test
     void explainAppliesTheSameRules() throws Exception {

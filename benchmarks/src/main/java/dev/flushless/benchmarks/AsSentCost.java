@@ -1,0 +1,281 @@
+package dev.flushless.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The client cost of one W7 operation (a JDBC batch of {@code rows} rows + commit, autocommit off, as
+ * {@link InsertRows} runs it) on bare pgjdbc and on Flushless in {@code mode=batch} and {@code mode=transaction}
+ * (default properties): the calling thread's CPU time and the bytes it allocated per operation
+ * ({@code com.sun.management.ThreadMXBean}), which the noise of other work on a shared machine barely moves (unlike
+ * wall time). Issue #15: a batch below {@code flushless.minBatchRows} runs as sent and must cost (nearly) what bare
+ * pgjdbc costs.
+ *
+ * <p>The sides run in one JVM, one connection each, on one thread, in alternating blocks (bare first in even rounds,
+ * last in odd ones); each block runs {@code ops} operations after its table was emptied (outside the measurement).
+ * Per round, each Flushless side's CPU per operation is divided by bare's; the result is the mean ratio with a 95%
+ * interval, next to the mean CPU µs (and its user-mode part) and allocated bytes per operation. Self-contained (only {@code java.sql} and the
+ * JDK), so that it runs against any build of the driver on the class path, without JMH:
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar dev.flushless.benchmarks.AsSentCost \
+ *     --url 'jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres' --rows 1,10 --rounds 20 --ops 2000
+ * # or against a build's classes: -cp target/classes:postgresql-42.7.14.jar:jsqlparser-5.4.jar:benchmarks/target/classes
+ * </pre>
+ *
+ * Options: {@code --sides bare,flushless_batch,flushless_transaction}, {@code --warmup <ops per side>} (default
+ * 20000), {@code --seconds <n>} (instead of rounds: run only the first side for n seconds, e.g. under JFR), and
+ * {@code --prefix} for the table names (default {@code ascpu_<pid>_}, so that runs side by side do not share tables).
+ */
+public final class AsSentCost {
+
+    private AsSentCost() {}
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    /** One connection and its table. */
+    private static final class Side {
+        final String name;
+        final Connection connection;
+        final String insert;
+        final String table;
+        long nextId = 1;
+        double[] cpuNanosPerOp;
+        double[] userNanosPerOp;
+        double[] bytesPerOp;
+
+        Side(String name, Connection connection, String table) {
+            this.name = name;
+            this.connection = connection;
+            this.table = table;
+            this.insert = "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)";
+        }
+
+        /** One W7 operation, as {@link InsertRows#insert} runs it. */
+        void op(int rows) throws SQLException {
+            long first = nextId;
+            nextId += rows;
+            try (PreparedStatement ps = connection.prepareStatement(insert)) {
+                for (int i = 0; i < rows; i++) {
+                    ps.setLong(1, first + i);
+                    ps.setInt(2, i);
+                    ps.setString(3, "row " + i);
+                    ps.addBatch();
+                }
+                int[] counts = ps.executeBatch();
+                if (counts.length != rows) {
+                    throw new IllegalStateException("batch returned " + counts.length + " counts for " + rows);
+                }
+            }
+            connection.commit();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String url = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
+        List<Integer> rowCounts = List.of(1, 10);
+        List<String> sideNames = List.of("bare", "flushless_batch", "flushless_transaction");
+        int rounds = 20;
+        int ops = 2000;
+        int warmup = 20000;
+        int seconds = 0;
+        String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : "";
+            switch (args[i]) {
+                case "--url" -> url = value;
+                case "--rows" ->
+                    rowCounts = Arrays.stream(value.split(","))
+                            .map(Integer::valueOf)
+                            .toList();
+                case "--sides" -> sideNames = List.of(value.split(","));
+                case "--rounds" -> rounds = Integer.parseInt(value);
+                case "--ops" -> ops = Integer.parseInt(value);
+                case "--warmup" -> warmup = Integer.parseInt(value);
+                case "--seconds" -> seconds = Integer.parseInt(value);
+                case "--prefix" -> prefix = value;
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+            i++;
+        }
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+        try (Connection house = DriverManager.getConnection(url)) {
+            house.setAutoCommit(true);
+            for (int rows : rowCounts) {
+                List<Side> sides = new ArrayList<>();
+                try {
+                    for (String name : sideNames) {
+                        String table = prefix + "w7_" + rows + "_" + name;
+                        execute(
+                                house,
+                                "DROP TABLE IF EXISTS " + table,
+                                "CREATE TABLE " + table + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
+                        Connection c = DriverManager.getConnection(connect(url, name));
+                        c.setAutoCommit(false);
+                        sides.add(new Side(name, c, table));
+                    }
+                    run(house, sides, rows, rounds, ops, warmup, seconds);
+                } finally {
+                    for (Side s : sides) {
+                        s.connection.close();
+                        execute(house, "DROP TABLE IF EXISTS " + s.table);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void run(Connection house, List<Side> sides, int rows, int rounds, int ops, int warmup, int seconds)
+            throws SQLException {
+        for (int done = 0; done < warmup; done += ops) { // alternating, so that every side is compiled alike
+            for (Side s : sides) {
+                block(house, s, rows, Math.min(ops, warmup - done));
+            }
+        }
+        if (seconds > 0) { // profiling: the first side only
+            Side s = sides.get(0);
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long blocks = 0;
+            double cpu = 0;
+            double bytes = 0;
+            while (System.nanoTime() < end) {
+                double[] r = block(house, s, rows, ops);
+                cpu += r[0];
+                bytes += r[1];
+                blocks++;
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "[as-sent-cost] W7 rows=%d %s: CPU %.2f µs/op, %.0f B/op (%d blocks of %d ops)%n",
+                    rows,
+                    s.name,
+                    cpu / blocks / 1e3,
+                    bytes / blocks,
+                    blocks,
+                    ops);
+            return;
+        }
+        for (Side s : sides) {
+            s.cpuNanosPerOp = new double[rounds];
+            s.userNanosPerOp = new double[rounds];
+            s.bytesPerOp = new double[rounds];
+        }
+        for (int round = 0; round < rounds; round++) {
+            List<Side> order = new ArrayList<>(sides);
+            if (round % 2 == 1) {
+                Collections.reverse(order);
+            }
+            for (Side s : order) {
+                double[] r = block(house, s, rows, ops);
+                s.cpuNanosPerOp[round] = r[0];
+                s.bytesPerOp[round] = r[1];
+                s.userNanosPerOp[round] = r[2];
+            }
+        }
+        Side bare = sides.get(0);
+        for (Side s : sides) {
+            double[] ratio = new double[rounds];
+            double[] bytesDelta = new double[rounds];
+            for (int round = 0; round < rounds; round++) {
+                ratio[round] = s.cpuNanosPerOp[round] / bare.cpuNanosPerOp[round];
+                bytesDelta[round] = s.bytesPerOp[round] - bare.bytesPerOp[round];
+            }
+            System.out.printf(
+                    Locale.ROOT,
+                    "[as-sent-cost] W7 rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | %8.0f B/op"
+                            + " | vs %s: CPU %.3fx ±%.3f, %+.2f µs/op, user %+.2f µs/op, %+.0f B/op | %d rounds x %d ops%n",
+                    rows,
+                    s.name,
+                    mean(s.cpuNanosPerOp) / 1e3,
+                    median(s.cpuNanosPerOp) / 1e3,
+                    mean(s.userNanosPerOp) / 1e3,
+                    mean(s.bytesPerOp),
+                    bare.name,
+                    mean(ratio),
+                    ci95(ratio),
+                    (mean(s.cpuNanosPerOp) - mean(bare.cpuNanosPerOp)) / 1e3,
+                    (mean(s.userNanosPerOp) - mean(bare.userNanosPerOp)) / 1e3,
+                    mean(bytesDelta),
+                    rounds,
+                    ops);
+        }
+    }
+
+    /**
+     * Empties the side's table, then runs {@code n} operations: {CPU ns, allocated bytes, user-mode CPU ns} per op.
+     * User-mode CPU leaves out the kernel's socket work (the same on every side, and the noisiest part on a loaded
+     * machine); the JVM reads it in clock ticks, so it is meaningful as a mean over many blocks only.
+     */
+    private static double[] block(Connection house, Side s, int rows, int n) throws SQLException {
+        execute(house, "TRUNCATE " + s.table);
+        long thread = Thread.currentThread().getId();
+        long bytes0 = THREADS.getThreadAllocatedBytes(thread);
+        long user0 = THREADS.getCurrentThreadUserTime();
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
+        for (int i = 0; i < n; i++) {
+            s.op(rows);
+        }
+        long cpu1 = THREADS.getCurrentThreadCpuTime();
+        long user1 = THREADS.getCurrentThreadUserTime();
+        long bytes1 = THREADS.getThreadAllocatedBytes(thread);
+        return new double[] {(double) (cpu1 - cpu0) / n, (double) (bytes1 - bytes0) / n, (double) (user1 - user0) / n};
+    }
+
+    private static String connect(String url, String side) {
+        if (side.equals("bare")) {
+            return url;
+        }
+        if (!side.startsWith("flushless_")) {
+            throw new IllegalArgumentException("side bare or flushless_<mode>: " + side);
+        }
+        String mode = side.substring("flushless_".length());
+        return "jdbc:flushless:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?") + "flushless.mode="
+                + mode;
+    }
+
+    private static void execute(Connection c, String... sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            for (String text : sql) {
+                s.execute(text);
+            }
+        }
+    }
+
+    private static double mean(double[] values) {
+        double sum = 0;
+        for (double v : values) {
+            sum += v;
+        }
+        return sum / values.length;
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    /** Half-width of the 95% interval of the mean (normal approximation). */
+    private static double ci95(double[] values) {
+        if (values.length < 2) {
+            return Double.NaN;
+        }
+        double m = mean(values);
+        double ss = 0;
+        for (double v : values) {
+            ss += (v - m) * (v - m);
+        }
+        return 1.96 * Math.sqrt(ss / (values.length - 1) / values.length);
+    }
+}
