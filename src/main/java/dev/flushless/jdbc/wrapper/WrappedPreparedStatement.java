@@ -24,6 +24,7 @@ import java.sql.SQLXML;
 import java.sql.Statement;
 import java.util.Calendar;
 import java.util.List;
+import java.util.StringJoiner;
 
 /**
  * A {@link PreparedStatement} handed out by {@link WrappedConnection}. Every setter goes to pgjdbc at once (so single
@@ -294,6 +295,42 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         }
         return wrap(prepared.unwrap(org.postgresql.core.BaseStatement.class)
                 .createDriverResultSet(new org.postgresql.core.Field[0], new java.util.ArrayList<>()));
+    }
+
+    /**
+     * pgjdbc's rendering. After {@code addBatch()} pgjdbc renders every row of its batch, joined by {@code ";\n"}; the
+     * rows this statement recorded are not in pgjdbc's batch, so each is rendered by pgjdbc from its values (set on
+     * pgjdbc's statement as a replay sets them, the current values restored afterwards).
+     */
+    @Override
+    public String toString() {
+        if (recorder == null || !recorder.hasRows() || passedThroughRows > 0) {
+            return delegate.toString();
+        }
+        BatchRecorder rendered = recorder;
+        try {
+            if (prepared.isClosed()) {
+                return delegate.toString();
+            }
+        } catch (SQLException e) {
+            return delegate.toString();
+        }
+        StringJoiner rows = new StringJoiner(";\n");
+        try {
+            for (Bind[] row : rendered.rows()) {
+                applyAll(row);
+                rows.add(delegate.toString());
+            }
+            return rows.toString();
+        } catch (SQLException | RuntimeException e) {
+            return delegate.toString();
+        } finally {
+            try {
+                applyAll(rendered.current());
+            } catch (SQLException | RuntimeException ignored) {
+                // rendering must not fail; the values are restored as far as pgjdbc takes them back
+            }
+        }
     }
 
     @Override

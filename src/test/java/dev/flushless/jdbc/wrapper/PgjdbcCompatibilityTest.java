@@ -23,8 +23,8 @@ import org.postgresql.PGStatement;
 
 /**
  * Differences pgjdbc's own test suite found between bare pgjdbc and Flushless, each kept as a reproducer: counts under
- * {@code reWriteBatchedInserts=true}, {@code toString()} of a prepared statement, and code that casts to pgjdbc's
- * interfaces instead of unwrapping.
+ * {@code reWriteBatchedInserts=true}, {@code toString()} of a prepared statement (also after {@code addBatch()}), and
+ * code that casts to pgjdbc's interfaces instead of unwrapping.
  */
 @ExtendWith(PostgresExtension.class)
 class PgjdbcCompatibilityTest {
@@ -96,6 +96,52 @@ class PgjdbcCompatibilityTest {
         }
         assertEquals(1, rendered.stream().distinct().count(), rendered.toString());
         assertTrue(rendered.get(0).contains("'x'"), rendered.get(0));
+    }
+
+    /**
+     * After {@code addBatch()} a prepared statement renders every batched row as pgjdbc does ({@code ";\n"}-joined; the
+     * rows Flushless records are not in pgjdbc's batch), and rendering leaves the values being set untouched: pgjdbc's
+     * {@code PreparedStatementTest.ByteArray_setBytes_addBatch_toString}.
+     */
+    @Test
+    void aBatchRendersItsRowsAsPgjdbcRendersThem(TestDatabase db) throws SQLException {
+        db.execute("CREATE TABLE rendered (id int PRIMARY KEY, b bytea, v text)");
+        List<String> rendered = new ArrayList<>();
+        for (String mode : MODES) {
+            db.execute("TRUNCATE rendered");
+            try (Connection c = connect(db, mode, new Properties());
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO rendered VALUES (?, ?, ?)")) {
+                for (int id = 1; id <= 2; id++) {
+                    ps.setInt(1, id);
+                    ps.setBytes(2, new byte[] {0, (byte) id});
+                    ps.setString(3, "line" + id);
+                    ps.addBatch();
+                }
+                ps.setInt(1, 3); // a row half set when the statement is rendered
+                String batch = ps.toString();
+                assertEquals(batch, ps.toString(), mode + ": rendering twice");
+                ps.setBytes(2, new byte[] {0, 3});
+                ps.setString(3, "line3");
+                ps.addBatch();
+                assertArrayEquals(new int[] {1, 1, 1}, ps.executeBatch(), mode);
+                rendered.add(batch + " | " + ps.toString());
+            }
+            assertEquals(
+                    List.of(
+                            List.of("1", "\\x0001", "line1"),
+                            List.of("2", "\\x0002", "line2"),
+                            List.of("3", "\\x0003", "line3")),
+                    db.rows("SELECT id, b, v FROM rendered ORDER BY id"),
+                    mode);
+        }
+        assertEquals(1, rendered.stream().distinct().count(), String.join("\n\n", rendered));
+        String[] bare = rendered.get(0).split(";\n| \\| ");
+        assertEquals(3, bare.length, rendered.get(0));
+        for (int id = 1; id <= 3; id++) {
+            assertTrue(
+                    bare[id - 1].contains("'\\x000" + id + "'::bytea") && bare[id - 1].contains("line" + id),
+                    bare[id - 1]);
+        }
     }
 
     /**
