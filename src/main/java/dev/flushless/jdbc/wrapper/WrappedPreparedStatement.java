@@ -304,8 +304,8 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
      */
     @Override
     public String toString() {
-        if (recorder == null || !recorder.hasRows() || passedThroughRows > 0) {
-            return delegate.toString();
+        if (recorder == null || !recorder.hasRows() || passedThroughRows > 0 || mirrored > 0) {
+            return delegate.toString(); // pgjdbc's batch holds the rows (passed through or handed on as added)
         }
         BatchRecorder rendered = recorder;
         try {
