@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * {@code flushless.difftest.knownBugs=true} (also generate the shapes of the known, reported bugs),
  * {@code flushless.difftest.settings=flushless.exactSequences=true} (more settings for the Flushless connections,
  * joined with {@code &}; with that one and {@code strictSequences=true}, no sequence drift is allowed at all),
- * {@code flushless.difftest.debugStates=23505,42804} (print bare pgjdbc's errors with these SQLStates).
+ * {@code flushless.difftest.debugStates=23505,42804} (print bare pgjdbc's errors with these SQLStates),
+ * {@code flushless.difftest.debugReRuns=true} (print every wasted re-run as sent, and every re-run that raised an error
+ * bare pgjdbc did not, with the steps' results and the program).
  * A mismatch prints the seed, the shrunk program as Java-like steps, and the runs side by side.
  */
 class DifferentialTest {

@@ -98,14 +98,28 @@ final class DifferentialTester implements AutoCloseable {
     final Map<String, Long> fallbacks = new TreeMap<>();
     long errorSteps;
     /**
-     * Programs, per mode, with a wasted re-run: a coalesced statement or flush that failed and was re-run as sent at a
-     * step where bare pgjdbc raised no error in the steps the failed attempt carried (the step itself, and in
-     * transaction mode the transaction's steps before it, whose buffered writes a flush or a ride carries); with the
-     * re-runs' causes (fallback texts) counted in {@link #wastedCauses}.
+     * Programs, per mode, with a wasted re-run: a coalesced statement or flush that failed and was re-run as sent, and
+     * the re-run raised no error (the step succeeded in the Flushless run): the combined form failed where the writes
+     * as sent did not, so the planner could have chosen a form that succeeds. The re-runs' causes (fallback texts) are
+     * counted in {@link #wastedCauses}.
+     *
+     * <p>A re-run that raises the error itself is the error path, not waste: the writes fail as sent too, and the
+     * re-run is how the driver raises pgjdbc's own error for the statement (and batch row) that caused it. Such a
+     * re-run can happen at a step that bare pgjdbc runs without error, when the Flushless run's rows already differ
+     * from bare pgjdbc's by a documented deviation: 1 (bare pgjdbc failed at an earlier step and rolled back there,
+     * while the Flushless run raised that error later and so rolled back the writes in between too) or 2 (buffered
+     * writes sent together accepted a child row before its parent, which bare pgjdbc rejected); the oracle then raises
+     * the same error. Those are counted apart, in {@link #divergedErrorReRuns}.
      */
     final Map<String, Long> wastedPrograms = new TreeMap<>();
 
     final Map<String, Long> wastedCauses = new TreeMap<>();
+    /**
+     * Steps, per mode, whose re-run as sent raised the error itself although bare pgjdbc ran the steps the failed
+     * attempt carried without error (see {@link #wastedPrograms}: the runs' rows differed by deviation 1 or 2).
+     */
+    final Map<String, Long> divergedErrorReRuns = new TreeMap<>();
+
     final Map<String, Long> bareErrors = new TreeMap<>();
     /**
      * Statements the server executed for the direct runs, by run ("bare", "off", "batch", "transaction"): counted by
@@ -170,16 +184,6 @@ final class DifferentialTester implements AutoCloseable {
                 continue;
             }
             Runner.Run variant = run(m + 1, program, Runner.Semantics.DIRECT, null);
-            if (Boolean.getBoolean("flushless.difftest.debugReRuns")) {
-                for (int i = 0; i < program.steps().size(); i++) {
-                    if ((variant.steps().get(i).reRuns() & StepResult.STATEMENT_RERUN) != 0
-                            && bare.steps().get(i).ok()) {
-                        System.out.println("[difftest debug] seed " + program.seed() + " step " + i + ", " + mode
-                                + " re-ran a statement pgjdbc runs without error: "
-                                + String.join(" ", program.steps().get(i).java()));
-                    }
-                }
-            }
             if (onlyMode == null && !mode.equals("off")) {
                 countWasted(mode, program, bare, variant);
             }
@@ -455,31 +459,93 @@ final class DifferentialTester implements AutoCloseable {
         }
     }
 
-    private void countWasted(String mode, Program program, Runner.Run bare, Runner.Run variant) {
-        boolean wasted = false;
+    /** What a step's re-run as sent (if any) was, see {@link #wastedPrograms}. */
+    enum ReRun {
+        /** No coalesced statement or flush failed at the step. */
+        NONE,
+        /** The re-run raised no error: the combined form failed where the writes as sent did not. */
+        WASTED,
+        /**
+         * The re-run raised the error although bare pgjdbc ran the steps the attempt carried without one: the runs'
+         * rows already differed by a documented deviation.
+         */
+        RAISED_IN_DIVERGED_RUN,
+        /** The re-run raised the error, as bare pgjdbc did in the steps the attempt carried. */
+        RAISED
+    }
+
+    /**
+     * Classifies every step's re-run as sent in a Flushless run of {@code mode} (pure). The steps a failed attempt
+     * carried are the step itself and, in transaction mode, the steps of its transaction before it (whose buffered
+     * writes a flush or a ride carries), counted from the Flushless run's own transaction start.
+     */
+    static List<ReRun> reRuns(String mode, Program program, Runner.Run bare, Runner.Run variant) {
+        List<ReRun> kinds = new java.util.ArrayList<>();
         int transactionStart = 0;
         for (int i = 0; i < program.steps().size(); i++) {
             Step step = program.steps().get(i);
-            int bits = variant.steps().get(i).reRuns();
+            StepResult seen = variant.steps().get(i);
+            int bits = seen.reRuns();
             boolean bareFailed = false;
-            // in transaction mode a coalesced statement carries the buffered writes riding ahead of it too
             int from = (bits & StepResult.BUFFER_RERUN) != 0 || mode.equals("transaction") ? transactionStart : i;
             for (int k = from; k <= i; k++) {
                 bareFailed |= !bare.steps().get(k).ok();
             }
-            if ((bits & (StepResult.BUFFER_RERUN | StepResult.STATEMENT_RERUN)) != 0 && !bareFailed) {
-                wasted = true;
-                for (String cause : variant.reRunCauses().get(i)) {
-                    wastedCauses.merge(mode + ": " + cause, 1L, Long::sum);
-                }
+            if ((bits & (StepResult.BUFFER_RERUN | StepResult.STATEMENT_RERUN)) == 0) {
+                kinds.add(ReRun.NONE);
+            } else if (seen.ok()) {
+                kinds.add(ReRun.WASTED);
+            } else {
+                kinds.add(bareFailed ? ReRun.RAISED : ReRun.RAISED_IN_DIVERGED_RUN);
             }
             if (step instanceof Step.Tx tx
                     && tx.op() != Step.TxOp.SAVEPOINT
                     && tx.op() != Step.TxOp.RELEASE
                     && tx.op() != Step.TxOp.ROLLBACK_TO) {
                 transactionStart = i + 1;
-            } else if (!variant.steps().get(i).ok()) {
+            } else if (!seen.ok()) {
                 transactionStart = i + 1; // the runner rolled the Flushless run back after its error
+            }
+        }
+        return kinds;
+    }
+
+    /**
+     * Counts the program's re-runs as sent in {@code mode} ({@link #reRuns}). With
+     * {@code -Dflushless.difftest.debugReRuns=true} each wasted one, and each that raised an error bare pgjdbc did not,
+     * is printed with the results of both runs and the program.
+     */
+    private void countWasted(String mode, Program program, Runner.Run bare, Runner.Run variant) {
+        List<ReRun> kinds = reRuns(mode, program, bare, variant);
+        boolean wasted = false;
+        boolean printed = false;
+        for (int i = 0; i < kinds.size(); i++) {
+            ReRun kind = kinds.get(i);
+            if (kind == ReRun.WASTED) {
+                wasted = true;
+                for (String cause : variant.reRunCauses().get(i)) {
+                    wastedCauses.merge(mode + ": " + cause, 1L, Long::sum);
+                }
+            } else if (kind == ReRun.RAISED_IN_DIVERGED_RUN) {
+                divergedErrorReRuns.merge(mode, 1L, Long::sum);
+            }
+            if ((kind == ReRun.WASTED || kind == ReRun.RAISED_IN_DIVERGED_RUN)
+                    && Boolean.getBoolean("flushless.difftest.debugReRuns")) {
+                System.out.println("[difftest re-run] seed " + program.seed() + ", " + mode + ", step " + i + ": "
+                        + (kind == ReRun.WASTED ? "WASTED" : "raised an error bare pgjdbc did not (diverged run)")
+                        + " " + variant.reRunCauses().get(i) + "\n[difftest re-run]   bare: "
+                        + bare.steps().get(i).describe() + "\n[difftest re-run]   flushless: "
+                        + variant.steps().get(i).describe());
+                if (!printed) {
+                    int first = firstDifferingStep(bare, variant);
+                    if (first >= 0 && first < i) {
+                        System.out.println("[difftest re-run]   the runs first differ at step " + first + ": bare "
+                                + bare.steps().get(first).describe() + "\n[difftest re-run]   flushless: "
+                                + variant.steps().get(first).describe());
+                    }
+                    System.out.println(program.java());
+                    printed = true;
+                }
             }
         }
         if (wasted) {
@@ -532,10 +598,13 @@ final class DifferentialTester implements AutoCloseable {
                 .append('\n');
         out.append("rows coalesced by rewrite kind: ").append(rewrites).append('\n');
         out.append("rows run as sent by reason: ").append(fallbacks).append('\n');
-        out.append("re-run rate (programs that re-ran as sent where bare pgjdbc raised no error): ")
+        out.append("re-run rate (programs with a re-run as sent that raised no error): ")
                 .append(reRunRate())
                 .append("; causes (steps): ")
                 .append(wastedCauses)
+                .append("; re-runs that raised the error at a step bare pgjdbc ran without one (runs diverged by"
+                        + " deviation 1 or 2, the oracle raised it too; steps): ")
+                .append(divergedErrorReRuns)
                 .append('\n');
         out.append("programs explained by the oracle, by documented deviation (or tolerated drift):\n");
         deviations.forEach(

@@ -241,6 +241,55 @@ class DifferentialTesterSelfTest {
         assertTrue(difference.startsWith("step 1"), difference);
     }
 
+    /**
+     * A re-run as sent is wasted only when it raised no error. One that raised the error is the error path, also where
+     * bare pgjdbc ran the step without one because its run failed, and rolled back, at an earlier step (deviation 1):
+     * forged runs of {@code BEGIN; INSERT (buffered); INSERT (buffered); SELECT (flush)} show the three cases.
+     */
+    @Test
+    void onlyAReRunThatRaisedNoErrorIsWasted() {
+        Program program = program(
+                new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null),
+                insert("t0", "(1, 1)"),
+                insert("t1", "(1, 1)"),
+                new Step.Query(Op.SELECT, "t0", "SELECT * FROM t0 ORDER BY id", null));
+        java.sql.SQLException duplicate = new java.sql.SQLException("ERROR: duplicate key", "23505");
+        List<StepResult> bareOk = List.of(
+                StepResult.ok("autocommit=false"),
+                StepResult.ok("count=1"),
+                StepResult.ok("count=1"),
+                StepResult.ok("rows"));
+        List<StepResult> bareFailedEarlier = List.of(
+                StepResult.ok("autocommit=false"),
+                StepResult.error(duplicate),
+                StepResult.ok("count=1"),
+                StepResult.ok("rows"));
+        List<StepResult> reRanFine = List.of(
+                StepResult.ok("autocommit=false"),
+                StepResult.ok("count=1"),
+                StepResult.ok("count=1"),
+                StepResult.ok("rows").withReRuns(StepResult.BUFFER_RERUN));
+        List<StepResult> reRanAndRaised = List.of(
+                StepResult.ok("autocommit=false"),
+                StepResult.ok("count=1"),
+                StepResult.ok("count=1"),
+                StepResult.error(duplicate).withReRuns(StepResult.BUFFER_RERUN));
+        DifferentialTester.ReRun none = DifferentialTester.ReRun.NONE;
+        assertEquals(
+                List.of(none, none, none, DifferentialTester.ReRun.WASTED),
+                DifferentialTester.reRuns("transaction", program, run(bareOk), run(reRanFine)));
+        assertEquals(
+                List.of(none, none, none, DifferentialTester.ReRun.RAISED_IN_DIVERGED_RUN),
+                DifferentialTester.reRuns("transaction", program, run(bareOk), run(reRanAndRaised)));
+        assertEquals(
+                List.of(none, none, none, DifferentialTester.ReRun.RAISED),
+                DifferentialTester.reRuns("transaction", program, run(bareFailedEarlier), run(reRanAndRaised)));
+    }
+
+    private static Runner.Run run(List<StepResult> steps) {
+        return new Runner.Run(steps, "", "", List.of());
+    }
+
     @Test
     void theShrinkerKeepsOnlyTheStepsAFailureNeeds() throws Exception {
         List<Step> steps = new ArrayList<>();
