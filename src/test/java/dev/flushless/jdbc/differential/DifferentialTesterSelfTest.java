@@ -2,6 +2,7 @@ package dev.flushless.jdbc.differential;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The tester's own checks: the oracle explains exactly the documented deviations (and rejects a forged Flushless
  * run whose error left its transaction, or that accepted a child whose parent never came), the comparison sees a
- * changed count, and the shrinker finds the steps a failure needs.
+ * changed count, a close() that dropped the buffer shows in the final sequences, and the shrinker finds the steps a
+ * failure needs.
  */
 class DifferentialTesterSelfTest {
 
@@ -108,6 +110,47 @@ class DifferentialTesterSelfTest {
         String difference = DifferentialTester.difference(strict, moved, program);
         assertNotNull(difference);
         assertTrue(difference.startsWith("step 4"), difference);
+    }
+
+    /**
+     * A transaction left open with a buffered INSERT when the program ends: bare pgjdbc ran the INSERT (drawing a
+     * sequence value) and the server rolls it back at close; so does mode=transaction, whose close() sends the buffer
+     * first. A forged run whose close() dropped the buffer (nothing drawn) is a difference: the final sequences are
+     * compared exactly unless the run reports that close()'s send failed.
+     */
+    @Test
+    void aDroppedBufferIsADifference() throws Exception {
+        Table serial = new Table(
+                "s0",
+                List.of(
+                        new Column("id", Type.INT, true, null, Generated.SERIAL),
+                        new Column("v", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                null,
+                null,
+                null,
+                false);
+        Step insert =
+                new Step.Exec(Op.INSERT, "s0", "INSERT INTO s0 (v) VALUES (1)", null, Step.Call.EXECUTE_UPDATE, false);
+        Schema schema = new Schema(List.of(serial));
+        Program program = new Program(
+                0,
+                schema,
+                List.of(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null), insert, insert),
+                Program.Recovery.ROLLBACK);
+        assertTrue(tester.check(program).ok(), "the real run agrees");
+        Runner.Run flushless = tester.runDirect(program, "transaction");
+        Runner.Run nothingSent = tester.runDirect(
+                new Program(0, schema, List.of(new Step.Tx(Step.TxOp.AUTOCOMMIT_OFF, null)), Program.Recovery.ROLLBACK),
+                "transaction");
+        assertNotEquals(flushless.finalSequences(), nothingSent.finalSequences(), "close() sent the buffered INSERTs");
+        Runner.Run dropped =
+                new Runner.Run(flushless.steps(), flushless.finalRows(), nothingSent.finalSequences(), List.of());
+        Runner.Run oracle = tester.runOracle(program, "transaction", dropped);
+        String difference = DifferentialTester.difference(oracle, dropped, program);
+        assertNotNull(difference, "a close() that dropped the buffer passed");
+        assertTrue(difference.startsWith("final sequences"), difference);
     }
 
     /**
