@@ -3,7 +3,6 @@ package dev.flushless.benchmarks;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -23,8 +22,9 @@ import java.util.Locale;
  * <p>The sides run in one JVM, one connection each, on one thread, in alternating blocks (bare first in even rounds,
  * last in odd ones); each block runs {@code ops} operations after its table was emptied (outside the measurement).
  * Per round, each Flushless side's CPU per operation is divided by bare's; the result is the mean ratio with a 95%
- * interval, next to the mean CPU µs (and its user-mode part) and allocated bytes per operation. Self-contained (only {@code java.sql} and the
- * JDK), so that it runs against any build of the driver on the class path, without JMH:
+ * interval, next to the mean CPU µs (and its user-mode part) and allocated bytes per operation. Self-contained (only
+ * {@code java.sql}, this package's {@link InsertRows} and the JDK), so that it runs against any build of the driver on
+ * the class path, without JMH:
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.flushless.benchmarks.AsSentCost \
@@ -61,22 +61,11 @@ public final class AsSentCost {
             this.insert = "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)";
         }
 
-        /** One W7 operation, as {@link InsertRows#insert} runs it. */
+        /** One W7 operation: {@link InsertRows#insertBatch}, then commit, as {@link InsertRows#insert} runs it. */
         void op(int rows) throws SQLException {
             long first = nextId;
             nextId += rows;
-            try (PreparedStatement ps = connection.prepareStatement(insert)) {
-                for (int i = 0; i < rows; i++) {
-                    ps.setLong(1, first + i);
-                    ps.setInt(2, i);
-                    ps.setString(3, "row " + i);
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                if (counts.length != rows) {
-                    throw new IllegalStateException("batch returned " + counts.length + " counts for " + rows);
-                }
-            }
+            InsertRows.insertBatch(connection, insert, first, rows);
             connection.commit();
         }
     }

@@ -33,19 +33,7 @@ final class InsertRows {
         nextId += rows;
         if (h.variant().applicationCode()) {
             // What an application writes: a JDBC batch in a transaction.
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)")) {
-                for (int i = 0; i < rows; i++) {
-                    ps.setLong(1, first + i);
-                    ps.setInt(2, i);
-                    ps.setString(3, "row " + i);
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                if (counts.length != rows) {
-                    throw new IllegalStateException(
-                            "batch returned " + counts.length + " counts for " + rows + " rows");
-                }
-            }
+            insertBatch(c, "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)", first, rows);
             c.commit();
             return rows;
         }
@@ -69,6 +57,25 @@ final class InsertRows {
                 throw new IllegalStateException("inserted " + n + " of " + rows + " rows");
             }
             return n;
+        }
+    }
+
+    /**
+     * W7's JDBC batch as an application writes it: {@code rows} rows (ids from {@code first}) bound and added one by
+     * one to a fresh {@code prepareStatement(insert)}, then executed; every row must get a count.
+     */
+    static void insertBatch(Connection c, String insert, long first, int rows) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+            for (int i = 0; i < rows; i++) {
+                ps.setLong(1, first + i);
+                ps.setInt(2, i);
+                ps.setString(3, "row " + i);
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            if (counts.length != rows) {
+                throw new IllegalStateException("batch returned " + counts.length + " counts for " + rows + " rows");
+            }
         }
     }
 }

@@ -288,8 +288,7 @@ public final class TransactionBuffering {
      * (it does only with a server transaction open).
      */
     private void endInPgjdbc(boolean commit) throws SQLException {
-        org.postgresql.core.TransactionState state = transactionState(delegate());
-        boolean sends = state != null && state != org.postgresql.core.TransactionState.IDLE;
+        boolean sends = serverTransactionOpen();
         try {
             if (commit) {
                 delegate().commit();
@@ -301,6 +300,12 @@ public final class TransactionBuffering {
                 session.stats().transactionControl();
             }
         }
+    }
+
+    /** True when pgjdbc has a server transaction open, so that ending it sends a COMMIT or ROLLBACK. */
+    private boolean serverTransactionOpen() {
+        org.postgresql.core.TransactionState state = transactionState(delegate());
+        return state != null && state != org.postgresql.core.TransactionState.IDLE;
     }
 
     /** True when pgjdbc knows the server transaction is aborted (every statement fails until rollback). */
@@ -752,8 +757,7 @@ public final class TransactionBuffering {
      * trip the report counts as transaction control.
      */
     private void setAutoCommitInPgjdbc(boolean value) throws SQLException {
-        org.postgresql.core.TransactionState state = value ? transactionState(delegate()) : null;
-        boolean sends = state != null && state != org.postgresql.core.TransactionState.IDLE;
+        boolean sends = value && serverTransactionOpen();
         try {
             delegate().setAutoCommit(value);
         } finally {

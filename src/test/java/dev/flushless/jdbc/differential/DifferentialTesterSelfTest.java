@@ -61,6 +61,21 @@ class DifferentialTesterSelfTest {
         return new Schema(List.of(parent, child));
     }
 
+    /** {@code name} (id serial primary key, v int). */
+    private static Table serialTable(String name) {
+        return new Table(
+                name,
+                List.of(
+                        new Column("id", Type.INT, true, null, Generated.SERIAL),
+                        new Column("v", Type.INT, false, null, Generated.NONE)),
+                List.of("id"),
+                null,
+                null,
+                null,
+                null,
+                false);
+    }
+
     private static Step insert(String table, String values) {
         String columns = table.equals("t0") ? "(id, v)" : "(id, parent_id)";
         return new Step.Exec(
@@ -120,17 +135,7 @@ class DifferentialTesterSelfTest {
      */
     @Test
     void aDroppedBufferIsADifference() throws Exception {
-        Table serial = new Table(
-                "s0",
-                List.of(
-                        new Column("id", Type.INT, true, null, Generated.SERIAL),
-                        new Column("v", Type.INT, false, null, Generated.NONE)),
-                List.of("id"),
-                null,
-                null,
-                null,
-                null,
-                false);
+        Table serial = serialTable("s0");
         Step insert =
                 new Step.Exec(Op.INSERT, "s0", "INSERT INTO s0 (v) VALUES (1)", null, Step.Call.EXECUTE_UPDATE, false);
         Schema schema = new Schema(List.of(serial));
@@ -195,25 +200,8 @@ class DifferentialTesterSelfTest {
      */
     @Test
     void theSequenceToleranceRejectsForgedDraws() {
-        Column serial = new Column("id", Type.INT, true, null, Generated.SERIAL);
-        Table s0 = new Table(
-                "s0",
-                List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)),
-                List.of("id"),
-                null,
-                null,
-                null,
-                null,
-                false);
-        Table s1 = new Table(
-                "s1",
-                List.of(serial, new Column("v", Type.INT, false, null, Generated.NONE)),
-                List.of("id"),
-                null,
-                null,
-                null,
-                null,
-                false);
+        Table s0 = serialTable("s0");
+        Table s1 = serialTable("s1");
         Step batch = new Step.Batch(
                 Op.INSERT,
                 "s0",
