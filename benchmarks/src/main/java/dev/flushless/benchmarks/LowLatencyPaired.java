@@ -2,6 +2,7 @@ package dev.flushless.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flushless.jdbc.testing.LatencyProxy;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +77,12 @@ public class LowLatencyPaired {
     /** Warm-up: alternating blocks for this long (ms) after the first operations. */
     @Param({"2000"})
     public int warmupMs;
+
+    /** Longest warm-up (ms): past {@code warmupMs} it goes on until the JIT has settled, up to this. */
+    @Param({"30000"})
+    public int maxWarmupMs;
+
+    private double[] warmup;
 
     static final int MIN_OPS_PER_BLOCK = 3;
 
@@ -158,17 +165,15 @@ public class LowLatencyPaired {
         for (Side s : sides) { // past prepareThreshold, both paths compiled at C1 at least
             block(s, 10, false);
         }
-        int opsPerBlock = MIN_OPS_PER_BLOCK;
-        long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
-        int round = 0;
-        do {
+        int[] opsPerBlock = {MIN_OPS_PER_BLOCK};
+        warmup = PairStats.warmUp(proxies(), warmupMs, maxWarmupMs, round -> {
             double secondsPerOp = 0;
-            for (Side s : order(round++)) {
-                secondsPerOp += block(s, opsPerBlock, false)[0];
+            for (Side s : order(round)) {
+                secondsPerOp += block(s, opsPerBlock[0], false)[0];
             }
             secondsPerOp /= sides.size();
-            opsPerBlock = Math.max(MIN_OPS_PER_BLOCK, (int) Math.round(blockMs / 1e3 / secondsPerOp));
-        } while (System.nanoTime() < warmEnd);
+            opsPerBlock[0] = Math.max(MIN_OPS_PER_BLOCK, (int) Math.round(blockMs / 1e3 / secondsPerOp));
+        });
         // the achieved delay in this fork's conditions, warmed: pings through bare's proxy and direct
         proxied = Ping.measure(sides.get(0).h.appUrl(), 20, 100);
         direct = Ping.measure(Targets.benchmarkUrl(), 20, 100);
@@ -181,7 +186,7 @@ public class LowLatencyPaired {
         }
         for (int p = 0; p < pairs; p++) {
             for (Side s : order(p)) {
-                double[] r = block(s, opsPerBlock, true);
+                double[] r = block(s, opsPerBlock[0], true);
                 s.roundWall[p] = r[0];
                 s.roundCpu[p] = r[1];
             }
@@ -210,7 +215,8 @@ public class LowLatencyPaired {
             r.put("variant", v.variant);
             r.put("against", "bare");
             r.put("pairs", pairs);
-            r.put("opsPerBlock", opsPerBlock);
+            r.put("opsPerBlock", opsPerBlock[0]);
+            PairStats.putWarmup(r, warmup);
             r.put("sidesInFork", sides.size());
             PairStats.put(r, "speed", speed);
             PairStats.put(r, "wallRatio", wall);
@@ -314,6 +320,17 @@ public class LowLatencyPaired {
             }
         }
         return new double[] {wall / n, cpu / n};
+    }
+
+    /** The latency proxies of the sides (none when connected directly). */
+    private List<LatencyProxy> proxies() {
+        List<LatencyProxy> proxies = new ArrayList<>();
+        for (Side s : sides) {
+            if (s.h.proxy() != null) {
+                proxies.add(s.h.proxy());
+            }
+        }
+        return proxies;
     }
 
     @TearDown(Level.Trial)

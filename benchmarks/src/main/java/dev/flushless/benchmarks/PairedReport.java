@@ -96,8 +96,8 @@ public final class PairedReport {
             md.append("| workload | D (ms) | variant | forks x pairs x ops | speed vs bare (95% CI) | fork means |"
                     + " ms/op bare / variant | client CPU µs/op bare / variant | CPU ratio (95% CI) |"
                     + " round trips/op bare / variant | statements/op bare / variant | ping (ms) |"
-                    + " proxy lateness µs bare / variant | >= 0.98x |\n"
-                    + "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                    + " proxy lateness µs bare / variant | warm-up s (JIT settled) | >= 0.98x |\n"
+                    + "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             for (List<JsonNode> forks : single.values()) {
                 JsonNode f = forks.get(0);
                 double[] speed = pooled(forks, "speedPerPair");
@@ -105,7 +105,7 @@ public final class PairedReport {
                 md.append(String.format(
                         Locale.ROOT,
                         "| %s | %s | %s | %d x %d x %d | %s | %s | %.3f / %.3f | %.0f / %.0f | %s |"
-                                + " %.2f / %.2f | %s / %s | %.3f | %.0f / %.0f | %s |\n",
+                                + " %.2f / %.2f | %s / %s | %.3f | %.0f / %.0f | %s | %s |\n",
                         f.path("workload").asText(),
                         f.path("delayMs").asText(),
                         f.path("variant").asText(),
@@ -126,6 +126,7 @@ public final class PairedReport {
                         avg(forks, "pingProxiedMedianMs"),
                         avg(forks, "bareProxyMeanLatenessUs"),
                         avg(forks, "variantProxyMeanLatenessUs"),
+                        warmup(forks),
                         goal(speed)));
             }
             md.append('\n');
@@ -137,8 +138,8 @@ public final class PairedReport {
             md.append("| threads | D (ms) | variant | forks x pairs x ms | speed vs bare (95% CI) | fork means |"
                     + " rows/s bare / variant | worker CPU µs/row bare / variant | CPU ratio (95% CI) |"
                     + " round trips/row bare / variant | statements/row bare / variant | mean group | rows match |"
-                    + " proxy lateness µs bare / variant | >= 0.98x |\n"
-                    + "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n");
+                    + " proxy lateness µs bare / variant | warm-up s (JIT settled) | >= 0.98x |\n"
+                    + "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|\n");
             for (List<JsonNode> forks : threaded.values()) {
                 JsonNode f = forks.get(0);
                 double[] speed = pooled(forks, "speedPerPair");
@@ -147,7 +148,7 @@ public final class PairedReport {
                 md.append(String.format(
                         Locale.ROOT,
                         "| %d | %s | %s | %d x %d x %d | %s | %s | %.0f / %.0f | %.0f / %.0f |"
-                                + " %s | %.2f / %.2f | %s / %s | %.1f | %s | %.0f / %.0f | %s |\n",
+                                + " %s | %.2f / %.2f | %s / %s | %.1f | %s | %.0f / %.0f | %s | %s |\n",
                         f.path("threads").asInt(),
                         f.path("delayMs").asText(),
                         f.path("variant").asText(),
@@ -169,11 +170,22 @@ public final class PairedReport {
                         match ? "yes" : "**NO**",
                         avg(forks, "bareProxyMeanLatenessUs"),
                         avg(forks, "variantProxyMeanLatenessUs"),
+                        warmup(forks),
                         goal(speed)));
             }
             md.append('\n');
         }
         return md.toString();
+    }
+
+    /** Mean warm-up seconds over the forks, and whether the JIT settled in every fork (runs before it: "n/a"). */
+    private static String warmup(List<JsonNode> forks) {
+        if (!forks.get(0).has("warmupSeconds")) {
+            return "n/a";
+        }
+        boolean settled =
+                forks.stream().allMatch(x -> x.path("warmupJitSettled").asBoolean());
+        return String.format(Locale.ROOT, "%.1f (%s)", avg(forks, "warmupSeconds"), settled ? "yes" : "**no**");
     }
 
     private static double[] pooled(List<JsonNode> forks, String field) {

@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flushless.jdbc.FlushlessDriver;
 import dev.flushless.jdbc.stats.FlushlessReport;
+import dev.flushless.jdbc.testing.LatencyProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,6 +78,12 @@ public class W8PairedThroughput {
     /** Warm-up: alternating blocks of {@code blockMs} for this long (ms). */
     @Param({"3000"})
     public int warmupMs;
+
+    /** Longest warm-up (ms): past {@code warmupMs} it goes on until the JIT has settled, up to this. */
+    @Param({"30000"})
+    public int maxWarmupMs;
+
+    private double[] warmup;
 
     /** {@code flushless.groupCommit.maxDelayMicros} of a Flushless variant (the driver's default, 200). */
     @Param({"200"})
@@ -160,13 +167,11 @@ public class W8PairedThroughput {
 
     @Benchmark
     public double paired() throws Exception {
-        long warmEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
-        int round = 0;
-        do {
-            for (Side s : order(round++)) {
+        warmup = PairStats.warmUp(proxies(), warmupMs, maxWarmupMs, round -> {
+            for (Side s : order(round)) {
                 block(s, false);
             }
-        } while (System.nanoTime() < warmEnd);
+        });
         // the achieved delay in this fork's conditions, warmed: pings through bare's proxy and direct
         proxied = Ping.measure(sides.get(0).h.appUrl(), 20, 100);
         direct = Ping.measure(Targets.benchmarkUrl(), 20, 100);
@@ -205,6 +210,7 @@ public class W8PairedThroughput {
         r.put("variant", v.variant);
         r.put("against", "bare");
         r.put("pairs", pairs);
+        PairStats.putWarmup(r, warmup);
         r.put("blockMs", blockMs);
         PairStats.put(r, "speed", speed);
         PairStats.put(r, "cpuRatio", cpu);
@@ -352,6 +358,17 @@ public class W8PairedThroughput {
             }
         }
         s.h.op();
+    }
+
+    /** The latency proxies of the sides (none when connected directly). */
+    private List<LatencyProxy> proxies() {
+        List<LatencyProxy> proxies = new ArrayList<>();
+        for (Side s : sides) {
+            if (s.h.proxy() != null) {
+                proxies.add(s.h.proxy());
+            }
+        }
+        return proxies;
     }
 
     @TearDown(Level.Trial)

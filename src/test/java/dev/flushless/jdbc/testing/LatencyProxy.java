@@ -95,7 +95,11 @@ public final class LatencyProxy implements AutoCloseable {
     private static final AtomicInteger SPINNERS = new AtomicInteger();
 
     private final InetSocketAddress target;
-    private final long delayNanos;
+    /** Delay of each chunk read from now on (see {@link #setDelayMillis}). */
+    private volatile long delayNanos;
+    /** Whether this proxy was started with a delay: only then do its links queue chunks (fixed per proxy). */
+    private final boolean delayed;
+
     private final AtomicLong delayedChunks = new AtomicLong();
     private final AtomicLong latenessNanos = new AtomicLong();
     private final AtomicLong maxLatenessNanos = new AtomicLong();
@@ -156,6 +160,7 @@ public final class LatencyProxy implements AutoCloseable {
         }
         this.target = target;
         this.delayNanos = delayNanos;
+        this.delayed = delayNanos > 0;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.acceptor = daemon(this::acceptLoop, "latency-proxy-" + listener.getLocalPort() + "-accept");
         acceptor.start();
@@ -223,6 +228,18 @@ public final class LatencyProxy implements AutoCloseable {
     }
 
     /** The one-way delay in nanoseconds. */
+    /**
+     * Changes the delay of the chunks read from now on, e.g. to warm a benchmark's code up at no added delay before
+     * it measures at the delay it was started with. A proxy started without delay forwards at once whatever this is
+     * set to.
+     */
+    public void setDelayMillis(double delayMs) {
+        if (delayMs < 0) {
+            throw new IllegalArgumentException("delay must not be negative: " + delayMs + " ms");
+        }
+        this.delayNanos = Math.round(delayMs * 1e6);
+    }
+
     public long delayNanos() {
         return delayNanos;
     }
@@ -415,7 +432,7 @@ public final class LatencyProxy implements AutoCloseable {
             sockets.remove(to);
             links.remove(link);
         };
-        if (delayNanos == 0) {
+        if (!delayed) {
             daemon(
                             () -> {
                                 byte[] buffer = new byte[64 * 1024];
