@@ -1,0 +1,90 @@
+package dev.flushless.jdbc.group;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lane's queueing rule ({@link GroupCommit#QUEUEING_FACTOR}), without a server: a leader waits for company only
+ * while the lane's statements take at least twice as long as its quickest recent one.
+ */
+class GroupCommitLaneTest {
+
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** Runs one statement of {@code nanos} on {@code lane}, ending at {@code end}. */
+    private static void statement(GroupCommit.Lane lane, long end, long nanos) {
+        lane.started(end - nanos);
+        lane.finished(end - nanos, end, true);
+    }
+
+    @Test
+    void aFreshLaneMayWait() {
+        assertTrue(new GroupCommit.Lane().queueing(0), "no statement timed yet: the earlier rules decide alone");
+    }
+
+    /** Statements as quick as the quickest: their time is the round trip, and waiting would only add to it. */
+    @Test
+    void statementsAtTheRoundTripDoNotQueue() {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        long now = 0;
+        for (int i = 0; i < 100; i++) {
+            now += 3 * MS;
+            statement(lane, now, 2 * MS + (i % 3) * MS / 10); // 2.0-2.2 ms: 1 ms each way and a quick INSERT
+        }
+        assertFalse(lane.queueing(now));
+    }
+
+    /** Statements that take twice the quickest or more wait for CPU (or a lock); a group relieves that. */
+    @Test
+    void slowerStatementsQueue() {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        long now = 0;
+        for (int i = 0; i < 10; i++) {
+            now += MS;
+            statement(lane, now, MS / 10);
+        }
+        assertFalse(lane.queueing(now));
+        for (int i = 0; i < 40; i++) {
+            now += MS;
+            statement(lane, now, MS / 2); // five times the quickest: the running mean follows within tens
+        }
+        assertTrue(lane.queueing(now));
+    }
+
+    /** Statements still running count with their age so far: held by a lock, they queue before any ends. */
+    @Test
+    void longRunningStatementsQueueBeforeTheyEnd() {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        long now = 0;
+        for (int i = 0; i < 10; i++) {
+            now += MS;
+            statement(lane, now, MS / 10);
+        }
+        lane.started(now);
+        lane.started(now);
+        assertFalse(lane.queueing(now + MS / 10), "running for as long as the quickest took");
+        assertTrue(lane.queueing(now + MS), "running ten times as long as the quickest took");
+        lane.finished(now, now + MS, false); // a failed statement's time does not count
+        lane.finished(now, now + MS, false);
+        assertFalse(lane.queueing(now + MS));
+    }
+
+    /** The quickest is forgotten after two windows, so a lane follows a network that became slower. */
+    @Test
+    void theFloorFollowsASlowerNetwork() {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        long now = 0;
+        for (int i = 0; i < 10; i++) {
+            now += MS;
+            statement(lane, now, MS / 10);
+        }
+        for (int i = 0; i < 2 * GroupCommit.TIMING_WINDOW; i++) {
+            now += 3 * MS;
+            statement(lane, now, 2 * MS);
+        }
+        assertFalse(lane.queueing(now), "2 ms statements on what is now a 2 ms network");
+    }
+}
