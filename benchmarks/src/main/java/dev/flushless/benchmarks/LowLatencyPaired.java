@@ -2,7 +2,6 @@ package dev.flushless.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flushless.jdbc.testing.LatencyProxy;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,7 +165,7 @@ public class LowLatencyPaired {
             block(s, 10, false);
         }
         int[] opsPerBlock = {MIN_OPS_PER_BLOCK};
-        warmup = PairStats.warmUp(proxies(), warmupMs, maxWarmupMs, round -> {
+        warmup = PairStats.warmUp(sides.stream().map(side -> side.h).toList(), warmupMs, maxWarmupMs, round -> {
             double secondsPerOp = 0;
             for (Side s : order(round)) {
                 secondsPerOp += block(s, opsPerBlock[0], false)[0];
@@ -320,17 +319,6 @@ public class LowLatencyPaired {
             }
         }
         return new double[] {wall / n, cpu / n};
-    }
-
-    /** The latency proxies of the sides (none when connected directly). */
-    private List<LatencyProxy> proxies() {
-        List<LatencyProxy> proxies = new ArrayList<>();
-        for (Side s : sides) {
-            if (s.h.proxy() != null) {
-                proxies.add(s.h.proxy());
-            }
-        }
-        return proxies;
     }
 
     @TearDown(Level.Trial)

@@ -6,6 +6,7 @@ import dev.flushless.jdbc.testing.LatencyProxy;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -46,7 +47,7 @@ final class PairStats {
     }
 
     /**
-     * Warms a paired benchmark up in two phases. First, at no added delay (each of {@code proxies} set to 0), it runs
+     * Warms a paired benchmark up in two phases. First, at no added delay (the latency proxy of each of {@code sides} set to 0), it runs
      * {@code round} (one block per side, the order varying with the round number) until at least {@code minMs} have
      * passed <em>and</em> the JIT has settled: its total compilation time grew by less than {@link #JIT_SETTLED_MS}
      * over the last {@link #JIT_WINDOW_MS}; at most {@code maxMs}. Then, with the proxies back at their delay, it runs
@@ -58,7 +59,13 @@ final class PairStats {
      * about 6,000 operations. Both sides warm up alike. Returns {warm-up seconds, JIT ms in the first phase, 1 if
      * the JIT settled before {@code maxMs} else 0, operations' rounds in the first phase}.
      */
-    static double[] warmUp(List<LatencyProxy> proxies, int minMs, int maxMs, WarmupRound round) throws Exception {
+    static double[] warmUp(List<Harness> sides, int minMs, int maxMs, WarmupRound round) throws Exception {
+        List<LatencyProxy> proxies = new ArrayList<>();
+        for (Harness h : sides) {
+            if (h.proxy() != null) { // none when connected directly
+                proxies.add(h.proxy());
+            }
+        }
         double[] delays = new double[proxies.size()];
         for (int i = 0; i < delays.length; i++) {
             delays[i] = proxies.get(i).delayNanos() / 1e6;

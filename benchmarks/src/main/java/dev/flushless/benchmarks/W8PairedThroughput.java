@@ -6,7 +6,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flushless.jdbc.FlushlessDriver;
 import dev.flushless.jdbc.stats.FlushlessReport;
-import dev.flushless.jdbc.testing.LatencyProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -167,7 +166,7 @@ public class W8PairedThroughput {
 
     @Benchmark
     public double paired() throws Exception {
-        warmup = PairStats.warmUp(proxies(), warmupMs, maxWarmupMs, round -> {
+        warmup = PairStats.warmUp(sides.stream().map(side -> side.h).toList(), warmupMs, maxWarmupMs, round -> {
             for (Side s : order(round)) {
                 block(s, false);
             }
@@ -358,17 +357,6 @@ public class W8PairedThroughput {
             }
         }
         s.h.op();
-    }
-
-    /** The latency proxies of the sides (none when connected directly). */
-    private List<LatencyProxy> proxies() {
-        List<LatencyProxy> proxies = new ArrayList<>();
-        for (Side s : sides) {
-            if (s.h.proxy() != null) {
-                proxies.add(s.h.proxy());
-            }
-        }
-        return proxies;
     }
 
     @TearDown(Level.Trial)

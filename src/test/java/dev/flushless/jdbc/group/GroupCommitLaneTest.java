@@ -20,6 +20,16 @@ class GroupCommitLaneTest {
         lane.finished(end - nanos, end, true);
     }
 
+    /** Ten 0.1 ms statements on {@code lane}, one per ms from 0; returns when the last ended. */
+    private static long tenQuickStatements(GroupCommit.Lane lane) {
+        long now = 0;
+        for (int i = 0; i < 10; i++) {
+            now += MS;
+            statement(lane, now, MS / 10);
+        }
+        return now;
+    }
+
     @Test
     void aFreshLaneMayWait() {
         assertTrue(new GroupCommit.Lane().queueing(0), "no statement timed yet: the earlier rules decide alone");
@@ -41,11 +51,7 @@ class GroupCommitLaneTest {
     @Test
     void slowerStatementsQueue() {
         GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = 0;
-        for (int i = 0; i < 10; i++) {
-            now += MS;
-            statement(lane, now, MS / 10);
-        }
+        long now = tenQuickStatements(lane);
         assertFalse(lane.queueing(now));
         for (int i = 0; i < 40; i++) {
             now += MS;
@@ -58,11 +64,7 @@ class GroupCommitLaneTest {
     @Test
     void longRunningStatementsQueueBeforeTheyEnd() {
         GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = 0;
-        for (int i = 0; i < 10; i++) {
-            now += MS;
-            statement(lane, now, MS / 10);
-        }
+        long now = tenQuickStatements(lane);
         lane.started(now);
         lane.started(now);
         assertFalse(lane.queueing(now + MS / 10), "running for as long as the quickest took");
@@ -76,11 +78,7 @@ class GroupCommitLaneTest {
     @Test
     void theFloorFollowsASlowerNetwork() {
         GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = 0;
-        for (int i = 0; i < 10; i++) {
-            now += MS;
-            statement(lane, now, MS / 10);
-        }
+        long now = tenQuickStatements(lane);
         for (int i = 0; i < 2 * GroupCommit.TIMING_WINDOW; i++) {
             now += 3 * MS;
             statement(lane, now, 2 * MS);
