@@ -35,10 +35,16 @@ import java.util.Locale;
  * Options: {@code --sides bare,flushless_batch,flushless_transaction}, {@code --warmup <ops per side>} (default
  * 20000), {@code --seconds <n>} (instead of rounds: run only the first side for n seconds, e.g. under JFR), and
  * {@code --prefix} for the table names (default {@code ascpu_<pid>_}, so that runs side by side do not share tables).
+ * {@code --workload w8} measures W8's operation instead (one single-row autocommit INSERT through a one-connection
+ * HikariCP pool; {@code --rows 1}); its side {@code flushless_group_commit} has {@code flushless.groupCommit=true}, so a
+ * lone writer's cost of the group-commit path shows.
  */
 public final class AsSentCost {
 
     private AsSentCost() {}
+
+    /** The workload in the printed lines: W7, or W8 with {@code --workload w8}. */
+    private static String label = "W7";
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -61,8 +67,28 @@ public final class AsSentCost {
             this.insert = "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)";
         }
 
-        /** One W7 operation: {@link InsertRows#insertBatch}, then commit, as {@link InsertRows#insert} runs it. */
+        /** The pool of a {@code --workload w8} side (one connection), or null. */
+        com.zaxxer.hikari.HikariDataSource pool;
+
+        /**
+         * One W7 operation ({@link InsertRows#insertBatch}, then commit, as {@link InsertRows#insert} runs it), or with
+         * {@link #pool} one W8 operation: a single-row autocommit INSERT through HikariCP, as {@link W8PairedThroughput}
+         * runs it (borrow, {@code prepareStatement}, three parameters, {@code executeUpdate}, close both).
+         */
         void op(int rows) throws SQLException {
+            if (pool != null) {
+                long id = nextId++;
+                try (Connection c = pool.getConnection();
+                        java.sql.PreparedStatement ps = c.prepareStatement(insert)) {
+                    ps.setLong(1, id);
+                    ps.setInt(2, (int) id);
+                    ps.setString(3, "row " + id);
+                    if (ps.executeUpdate() != 1) {
+                        throw new IllegalStateException("INSERT did not insert row " + id);
+                    }
+                }
+                return;
+            }
             long first = nextId;
             nextId += rows;
             InsertRows.insertBatch(connection, insert, first, rows);
@@ -79,6 +105,7 @@ public final class AsSentCost {
         int warmup = 20000;
         int seconds = 0;
         String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
+        boolean w8 = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -93,6 +120,15 @@ public final class AsSentCost {
                 case "--warmup" -> warmup = Integer.parseInt(value);
                 case "--seconds" -> seconds = Integer.parseInt(value);
                 case "--prefix" -> prefix = value;
+                case "--workload" ->
+                    w8 = switch (value) {
+                        case "w7" -> false;
+                        case "w8" -> {
+                            label = "W8";
+                            yield true;
+                        }
+                        default -> throw new IllegalArgumentException("--workload w7 or w8: " + value);
+                    };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
@@ -111,12 +147,23 @@ public final class AsSentCost {
                                 "CREATE TABLE " + table + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
                         Connection c = DriverManager.getConnection(connect(url, name));
                         c.setAutoCommit(false);
-                        sides.add(new Side(name, c, table));
+                        Side side = new Side(name, c, table);
+                        if (w8) {
+                            com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+                            config.setJdbcUrl(connect(url, name));
+                            config.setMaximumPoolSize(1);
+                            config.setAutoCommit(true);
+                            side.pool = new com.zaxxer.hikari.HikariDataSource(config);
+                        }
+                        sides.add(side);
                     }
                     run(house, sides, rows, rounds, ops, warmup, seconds);
                 } finally {
                     for (Side s : sides) {
                         s.connection.close();
+                        if (s.pool != null) {
+                            s.pool.close();
+                        }
                         execute(house, "DROP TABLE IF EXISTS " + s.table);
                     }
                 }
@@ -145,7 +192,8 @@ public final class AsSentCost {
             }
             System.out.printf(
                     Locale.ROOT,
-                    "[as-sent-cost] W7 rows=%d %s: CPU %.2f µs/op, %.0f B/op (%d blocks of %d ops)%n",
+                    "[as-sent-cost] %s rows=%d %s: CPU %.2f µs/op, %.0f B/op (%d blocks of %d ops)%n",
+                    label,
                     rows,
                     s.name,
                     cpu / blocks / 1e3,
@@ -181,8 +229,9 @@ public final class AsSentCost {
             }
             System.out.printf(
                     Locale.ROOT,
-                    "[as-sent-cost] W7 rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | %8.0f B/op"
+                    "[as-sent-cost] %s rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | %8.0f B/op"
                             + " | vs %s: CPU %.3fx ±%.3f, %+.2f µs/op, user %+.2f µs/op, %+.0f B/op | %d rounds x %d ops%n",
+                    label,
                     rows,
                     s.name,
                     mean(s.cpuNanosPerOp) / 1e3,
@@ -228,6 +277,9 @@ public final class AsSentCost {
             throw new IllegalArgumentException("side bare or flushless_<mode>: " + side);
         }
         String mode = side.substring("flushless_".length());
+        if (mode.equals("group_commit")) {
+            mode = "batch&flushless.groupCommit=true";
+        }
         return "jdbc:flushless:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?") + "flushless.mode="
                 + mode;
     }

@@ -282,10 +282,12 @@ public final class Engine implements Session {
 
     // ---- single executions ----
 
-    /** A route and, for {@link Route#BUFFER} and {@link Route#GROUP}, the table the INSERT writes. */
-    public record Decision(Route route, TableInfo table) {
-        static final Decision AS_SENT = new Decision(Route.AS_SENT, null);
-        static final Decision RIDE_ALONG = new Decision(Route.RIDE_ALONG, null);
+    /**
+     * A route and, for {@link Route#BUFFER} and {@link Route#GROUP}, the INSERT's description and the table it writes.
+     */
+    public record Decision(Route route, StatementDescription statement, TableInfo table) {
+        static final Decision AS_SENT = new Decision(Route.AS_SENT, null, null);
+        static final Decision RIDE_ALONG = new Decision(Route.RIDE_ALONG, null, null);
 
         public boolean asSent() {
             return route == Route.AS_SENT;
@@ -314,7 +316,7 @@ public final class Engine implements Session {
                 } else {
                     TableInfo table = transactions.bufferableTable(insert, rows, row == null);
                     if (table != null) {
-                        return new Decision(Route.BUFFER, table);
+                        return new Decision(Route.BUFFER, insert, table);
                     }
                 }
             }
@@ -327,9 +329,10 @@ public final class Engine implements Session {
                 && kind == StatementDescription.Kind.INSERT
                 && transactions.getAutoCommit()
                 && delegate.getAutoCommit()) {
-            TableInfo table = transactions.singleRowInsertTable(analyzer.describe(sql), row);
+            StatementDescription insert = analyzer.describe(sql);
+            TableInfo table = transactions.singleRowInsertTable(insert, row);
             if (table != null) {
-                return new Decision(Route.GROUP, table);
+                return new Decision(Route.GROUP, insert, table);
             }
         }
         return Decision.AS_SENT;
@@ -342,29 +345,53 @@ public final class Engine implements Session {
      */
     public long run(Decision decision, String sql, Bind[] row, int queryTimeoutSeconds, Attempt.AsSent<Long> asSent)
             throws SQLException {
-        Bind[] kept = row == null ? new Bind[0] : row.clone();
         switch (decision.route()) {
             case BUFFER:
                 transactions.buffer(
-                        analyzer.describe(sql), decision.table(), List.<Bind[]>of(kept), row == null, false);
+                        decision.statement(), decision.table(), List.<Bind[]>of(kept(row)), row == null, false);
                 return 1;
             case RIDE_ALONG:
-                return transactions.rideAlong(sql, row == null ? null : kept, queryTimeoutSeconds, false);
-            case GROUP: {
-                GroupCommit.Member me = new GroupCommit.Member(
-                        this, analyzer.describe(sql), decision.table(), kept, queryTimeoutSeconds);
+                return transactions.rideAlong(sql, row == null ? null : kept(row), queryTimeoutSeconds, false);
+            case GROUP:
                 return GroupCommit.run(
                         groupCommitLane(sql),
-                        me,
+                        new GroupCaller(decision, row, queryTimeoutSeconds, asSent),
                         config.groupCommitMaxRows(),
-                        GroupCommit.nanos(config.groupCommitMaxDelayMicros()),
-                        () -> {
-                            stats.executed(true);
-                            return asSent.run();
-                        });
-            }
+                        GroupCommit.nanos(config.groupCommitMaxDelayMicros()));
             default:
                 throw new IllegalArgumentException("not carried out by the engine: " + decision.route());
+        }
+    }
+
+    /** The engine's copy of an execution's parameters: the facade's array is reused by its next execution. */
+    private static Bind[] kept(Bind[] row) {
+        return row == null ? new Bind[0] : row.clone();
+    }
+
+    /** A group-committed INSERT of this connection: its own statement, and its row only if a group takes it. */
+    private final class GroupCaller implements GroupCommit.Caller {
+        private final Decision decision;
+        private final Bind[] row;
+        private final int queryTimeoutSeconds;
+        private final Attempt.AsSent<Long> asSent;
+
+        GroupCaller(Decision decision, Bind[] row, int queryTimeoutSeconds, Attempt.AsSent<Long> asSent) {
+            this.decision = decision;
+            this.row = row;
+            this.queryTimeoutSeconds = queryTimeoutSeconds;
+            this.asSent = asSent;
+        }
+
+        @Override
+        public long runOwn() throws SQLException {
+            stats.executed(true);
+            return asSent.run();
+        }
+
+        @Override
+        public GroupCommit.Member member() {
+            return new GroupCommit.Member(
+                    Engine.this, decision.statement(), decision.table(), kept(row), queryTimeoutSeconds);
         }
     }
 

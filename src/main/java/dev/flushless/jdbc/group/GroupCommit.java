@@ -41,10 +41,16 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class GroupCommit {
 
-    /** The caller's own INSERT, run on its own connection as the application sent it. */
-    @FunctionalInterface
-    public interface OwnInsert {
-        long run() throws SQLException;
+    /**
+     * One caller's INSERT, as group commit needs it: the statement itself, and its row for a group, which is made only
+     * when the caller joins a group or leads one that waits for company (a lone writer allocates nothing for grouping).
+     */
+    public interface Caller {
+        /** The caller's own INSERT, run on its own connection as the application sent it. */
+        long runOwn() throws SQLException;
+
+        /** The caller's row for a group (called under the lane's lock, on the caller's thread: no I/O, no parsing). */
+        Member member();
     }
 
     /** Rewrite kind under which grouped rows are counted. */
@@ -167,6 +173,16 @@ public final class GroupCommit {
 
         private final long origin = System.nanoTime();
 
+        /** Statements of this lane running now (for tests). */
+        int running() {
+            lock.lock();
+            try {
+                return running;
+            } finally {
+                lock.unlock();
+            }
+        }
+
         /** A statement of this lane (lone or grouped) starts at {@code now}. Under {@link #lock}. */
         void started(long now) {
             running++;
@@ -222,13 +238,15 @@ public final class GroupCommit {
     static final int TIMING_WINDOW = 512;
 
     /**
-     * Runs {@code me}'s INSERT, grouped with concurrent ones when there are any, and returns its update count.
-     * A group of one runs {@code own}; after a failed group every member runs {@code own}.
+     * Runs {@code caller}'s INSERT, grouped with concurrent ones when there are any, and returns its update count.
+     * A group of one runs the caller's own statement; after a failed group every member runs its own.
      *
      * @throws SQLException the caller's own error, or (SQLState 08) the loss of the connection that ran its group
      */
-    public static long run(Lane lane, Member me, int maxRows, long maxDelayNanos, OwnInsert own) throws SQLException {
+    public static long run(Lane lane, Caller caller, int maxRows, long maxDelayNanos) throws SQLException {
         Group group;
+        Member me = null;
+        long loneStart = 0;
         lane.lock.lock();
         try {
             if (lane.away > 0) {
@@ -236,6 +254,7 @@ public final class GroupCommit {
             }
             group = lane.forming;
             if (group != null) {
+                me = caller.member();
                 group.members.add(me);
                 if (group.members.size() >= maxRows) {
                     lane.forming = null; // full: the next arrival leads a new group
@@ -245,7 +264,13 @@ public final class GroupCommit {
                         || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
+            } else if (!waitsForCompany(lane, maxDelayNanos)) {
+                // the common case: nobody to group with; no group is formed (nothing could join it: the lock is held)
+                loneStart = System.nanoTime();
+                lane.started(loneStart);
+                MOST_RUNNING.accumulateAndGet(lane.running, Math::max);
             } else {
+                me = caller.member();
                 group = new Group(lane.lock.newCondition(), me);
                 lane.forming = group;
                 waitForCompany(lane, group, maxRows, maxDelayNanos);
@@ -259,10 +284,43 @@ public final class GroupCommit {
         } finally {
             lane.lock.unlock();
         }
-        if (group.members.get(0) != me) {
-            return asMember(group, me, own);
+        if (group == null) {
+            return alone(lane, loneStart, caller);
         }
-        return lead(lane, group, own);
+        if (group.members.get(0) != me) {
+            return asMember(group, me, caller);
+        }
+        return lead(lane, group, caller);
+    }
+
+    /** A lone writer's INSERT, as sent: its outcome is its own, and the lane times it like any other statement. */
+    private static long alone(Lane lane, long started, Caller caller) throws SQLException {
+        boolean committed = false;
+        try {
+            long count = caller.runOwn();
+            committed = true;
+            return count;
+        } finally {
+            release(lane, started, committed, 1);
+        }
+    }
+
+    /**
+     * Whether a new leader waits for company (see {@link #waitForCompany}): only while another statement of the lane
+     * runs (so the wait idles neither the server nor the network), company can come soon, and the lane's statements
+     * queue. Under the lane's lock.
+     */
+    private static boolean waitsForCompany(Lane lane, long maxDelayNanos) {
+        if (testGroupSize > 0) {
+            return true;
+        }
+        if (maxDelayNanos <= 0 || lane.running == 0) {
+            return false;
+        }
+        if (lane.running < MIN_COMPANY && lane.away < MIN_COMPANY) {
+            return false;
+        }
+        return lane.queueing(System.nanoTime());
     }
 
     /**
@@ -282,22 +340,14 @@ public final class GroupCommit {
      * </ul>
      * Either way only while the lane's statements queue for CPU ({@link Lane#queueing(long)}, see {@link
      * #QUEUEING_FACTOR}): when their time is the network's, waiting costs every member its wait and saves nothing.
+     * Called only when {@link #waitsForCompany} said so.
      */
     private static void waitForCompany(Lane lane, Group group, int maxRows, long maxDelayNanos) {
         if (testGroupSize > 0) {
             waitForTestGroup(group, maxDelayNanos);
             return;
         }
-        if (maxDelayNanos <= 0 || lane.running == 0) {
-            return;
-        }
         group.crowded = lane.running >= MIN_COMPANY;
-        if (!group.crowded && lane.away < MIN_COMPANY) {
-            return;
-        }
-        if (!lane.queueing(System.nanoTime())) {
-            return;
-        }
         COMPANY_WAITS.increment();
         long remaining = maxDelayNanos;
         try {
@@ -328,7 +378,7 @@ public final class GroupCommit {
     }
 
     /** A member's side: parks until its leader has told the group's outcome, then acts on it. */
-    private static long asMember(Group group, Member me, OwnInsert own) throws SQLException {
+    private static long asMember(Group group, Member me, Caller caller) throws SQLException {
         boolean interrupted = false;
         while (group.outcome == null) {
             LockSupport.park(group);
@@ -342,7 +392,7 @@ public final class GroupCommit {
                 return 1;
             case RUN_ALONE:
                 me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
-                return own.run();
+                return caller.runOwn();
             default:
                 throw Errors.keepingState(group.lost.getMessage(), group.lost);
         }
@@ -352,14 +402,14 @@ public final class GroupCommit {
      * The leader's side: runs {@code group} on its connection (a group of one as the caller's own statement),
      * hands its members back to the lane as writers that may come again, and tells them the outcome.
      */
-    private static long lead(Lane lane, Group group, OwnInsert own) throws SQLException {
+    private static long lead(Lane lane, Group group, Caller caller) throws SQLException {
         List<Member> members = group.members;
         Member me = members.get(0);
         Outcome outcome = Outcome.RUN_ALONE;
         long ownCount = 0;
         try {
             if (members.size() == 1) {
-                ownCount = own.run(); // its own error, if any, is the caller's, as without group commit
+                ownCount = caller.runOwn(); // its own error, if any, is the caller's, as without group commit
                 outcome = Outcome.COMMITTED;
             } else if (runGroup(me, members)) {
                 outcome = Outcome.COMMITTED;
@@ -385,7 +435,7 @@ public final class GroupCommit {
         }
         if (outcome == Outcome.RUN_ALONE) {
             me.session.stats().retried(dev.flushless.jdbc.FallbackReason.GROUP_FAILED.get());
-            return own.run();
+            return caller.runOwn();
         }
         throw Errors.keepingState(group.lost.getMessage(), group.lost);
     }
@@ -395,20 +445,28 @@ public final class GroupCommit {
      * soon), then each is woken once.
      */
     private static void finish(Lane lane, Group group, Outcome outcome) {
+        release(lane, group.started, outcome == Outcome.COMMITTED, group.members.size());
+        group.outcome = outcome;
+        for (int i = 1; i < group.members.size(); i++) {
+            LockSupport.unpark(group.members.get(i).thread);
+        }
+    }
+
+    /**
+     * A statement of the lane that started at {@code started} ended: the lane times it, and its {@code writers} count
+     * as away (they may come back soon).
+     */
+    private static void release(Lane lane, long started, boolean committed, int writers) {
         long now = System.nanoTime();
         lane.lock.lock();
         try {
-            lane.finished(group.started, now, outcome == Outcome.COMMITTED);
-            lane.away += group.members.size();
+            lane.finished(started, now, committed);
+            lane.away += writers;
             if (lane.running == 0 && lane.forming != null) {
                 lane.forming.company.signal(); // nothing runs now: the forming group should not wait longer
             }
         } finally {
             lane.lock.unlock();
-        }
-        group.outcome = outcome;
-        for (int i = 1; i < group.members.size(); i++) {
-            LockSupport.unpark(group.members.get(i).thread);
         }
     }
 

@@ -1,14 +1,18 @@
 package dev.flushless.jdbc.group;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * The lane's queueing rule ({@link GroupCommit#QUEUEING_FACTOR}), without a server: a leader waits for company only
- * while the lane's statements take at least twice as long as its quickest recent one.
+ * while the lane's statements take at least twice as long as its quickest recent one; and a lone writer's path.
  */
 class GroupCommitLaneTest {
 
@@ -84,5 +88,43 @@ class GroupCommitLaneTest {
             statement(lane, now, 2 * MS);
         }
         assertFalse(lane.queueing(now), "2 ms statements on what is now a 2 ms network");
+    }
+
+    /** A caller whose own INSERT answers {@code count} (or throws {@code error}) and that must never be grouped. */
+    private static GroupCommit.Caller lone(long count, SQLException error) {
+        return new GroupCommit.Caller() {
+            @Override
+            public long runOwn() throws SQLException {
+                if (error != null) {
+                    throw error;
+                }
+                return count;
+            }
+
+            @Override
+            public GroupCommit.Member member() {
+                throw new AssertionError("a lone writer's row was taken for a group");
+            }
+        };
+    }
+
+    /** With nothing else running, a writer runs its own INSERT without forming a group (its row is never copied). */
+    @Test
+    void aLoneWriterFormsNoGroup() throws SQLException {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        for (int i = 0; i < 3; i++) {
+            assertEquals(1, GroupCommit.run(lane, lone(1, null), 100, GroupCommit.nanos(200)));
+        }
+        assertEquals(0, lane.running(), "none still counted running");
+    }
+
+    /** A lone writer's error is its own, as with bare pgjdbc, and the lane does not count its statement running. */
+    @Test
+    void aLoneWritersErrorIsItsOwn() throws SQLException {
+        GroupCommit.Lane lane = new GroupCommit.Lane();
+        SQLException own = new SQLException("duplicate key", "23505");
+        assertSame(own, assertThrows(SQLException.class, () -> GroupCommit.run(lane, lone(1, own), 100, 1)));
+        assertEquals(0, lane.running(), "the failed statement is not counted running");
+        assertEquals(1, GroupCommit.run(lane, lone(1, null), 100, GroupCommit.nanos(200)));
     }
 }
