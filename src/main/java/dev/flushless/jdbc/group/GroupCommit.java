@@ -268,7 +268,7 @@ public final class GroupCommit {
                 // the common case: nobody to group with; no group is formed (nothing could join it: the lock is held)
                 loneStart = System.nanoTime();
                 lane.started(loneStart);
-                MOST_RUNNING.accumulateAndGet(lane.running, Math::max);
+                noteRunning(lane.running);
             } else {
                 me = caller.member();
                 group = new Group(lane.lock.newCondition(), me);
@@ -279,7 +279,7 @@ public final class GroupCommit {
                 }
                 group.started = System.nanoTime();
                 lane.started(group.started);
-                MOST_RUNNING.accumulateAndGet(lane.running, Math::max);
+                noteRunning(lane.running);
             }
         } finally {
             lane.lock.unlock();
@@ -291,6 +291,13 @@ public final class GroupCommit {
             return asMember(group, me, caller);
         }
         return lead(lane, group, caller);
+    }
+
+    /** Records {@code running} in {@link #MOST_RUNNING}; writes the shared counter only when it grows. */
+    private static void noteRunning(int running) {
+        if (running > MOST_RUNNING.get()) {
+            MOST_RUNNING.accumulateAndGet(running, Math::max);
+        }
     }
 
     /** A lone writer's INSERT, as sent: its outcome is its own, and the lane times it like any other statement. */
