@@ -4,8 +4,8 @@
 #   benchmarks/run.sh                      short suite (under 10 minutes on 2 cores) on the embedded PostgreSQL
 #   benchmarks/run.sh --long               long, precise suite (about an hour on 2 cores)
 #   benchmarks/run.sh --paired             low-latency paired suite: bare pgjdbc against each Flushless mode in one fork
-#                                          (W5, W7 1-1,000 rows, W9, W8 1-64 threads; D=0, 0.25, 1 ms; about 10 minutes + build)
-#   benchmarks/run.sh --paired --long      the same with 3 forks, D=0, 0.25, 1, 5 ms and more pairs (about 75 minutes)
+#                                          (W2-W6, W7 1-1,000 rows, W9, W8 1-64 threads; D=0, 0.25, 1 ms; about 18 minutes + build)
+#   benchmarks/run.sh --paired --long      the same with 3 forks, D=0, 0.25, 1, 5 ms and more pairs (about 2 hours)
 #   benchmarks/run.sh --url 'jdbc:postgresql://host:5432/db?user=u&password=p'   any server
 #   benchmarks/run.sh --testcontainers postgres|yugabytedb                       a container (needs Docker)
 #
@@ -101,12 +101,12 @@ if $paired; then
     run_jmh ping -p delays=0+0.1+0.25+0.5+1+5 ProxyDelayCheck
     run_jmh single -f 3 -p delayMs=0,0.25,1,5 -p pairs=30 -p blockMs=250 -p warmupMs=3000 LowLatencyPaired
     run_jmh w8 -f 3 -p delayMs=0,0.25,1,5 -p pairs=12 -p blockMs=1000 -p warmupMs=4000 W8PairedThroughput
-    mode="paired, long: 3 forks; LowLatencyPaired (W5, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 30 rounds of 250 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 12 pairs of 1 s blocks; D=0, 0.25, 1, 5 ms"
+    mode="paired, long: 3 forks; LowLatencyPaired (W2, W3, W4 with commit and in autocommit, W5, W6, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 30 rounds of 250 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 12 pairs of 1 s blocks; D=0, 0.25, 1, 5 ms"
   else
     run_jmh ping ProxyDelayCheck
     run_jmh single LowLatencyPaired
     run_jmh w8 W8PairedThroughput
-    mode="paired, short: 1 fork; LowLatencyPaired (W5, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 16 rounds of 200 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 8 pairs of 500 ms blocks; D=0, 0.25, 1 ms"
+    mode="paired, short: 1 fork; LowLatencyPaired (W2, W3, W4 with commit and in autocommit, W5, W6, W7 1/10/100/1,000 rows, W9; bare + batch + transaction) 16 rounds of 200 ms blocks; W8PairedThroughput (1/4/16/64 threads, bare + group commit) 8 pairs of 500 ms blocks; D=0, 0.25, 1 ms"
   fi
   elapsed=$(( $(date +%s) - start ))
   {

@@ -36,10 +36,14 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * round trips per operation (the driver's socket, {@code RoundTripCountingSocketFactory}) and server statements per
  * operation ({@code pg_stat_statements}, read before and after each block: the blocks run one at a time).
  *
- * <p>Workloads ({@code workload}): {@code w5} (W5's Hibernate-style transaction, 10 parents, 50 children, 10
- * versioned updates, {@link OrmFlush}), {@code w7_<rows>} (W7's insert batch of that many rows + commit,
- * {@link InsertRows}; each side's table is emptied before each of its blocks, outside the timing), {@code w9}
- * (the small ORM flush, 5 parents, 20 children, 5 updates, {@link W9OrmFlush}).
+ * <p>Workloads ({@code workload}): {@code w2} (W2's three single-row INSERTs into three tables + commit,
+ * {@link ThreeTableTransaction}; tables emptied before each block), {@code w3} (W3's upsert batch of 1,000 rows, 10%
+ * existing, + commit, {@link UpsertBatch}), {@code w4} and {@code w4_autocommit} (W4's versioned update batch of 1,000
+ * rows + commit, or in autocommit, {@link VersionedUpdateBatch}), {@code w5} (W5's Hibernate-style transaction, 10
+ * parents, 50 children, 10 versioned updates, {@link OrmFlush}), {@code w6} (W6's point SELECT by primary key,
+ * {@link PointSelect}: the wrapper's cost where nothing is rewritten), {@code w7_<rows>} (W7's insert batch of that
+ * many rows + commit, {@link InsertRows}; each side's table is emptied before each of its blocks, outside the timing),
+ * {@code w9} (the small ORM flush, 5 parents, 20 children, 5 updates, {@link W9OrmFlush}). W1 is {@code w7_1000}.
  *
  * <p>Block size: {@code blockMs} of the mean side, calibrated in the warm-up ({@code warmupMs} of alternating
  * blocks after 10 operations per side, past pgjdbc's {@code prepareThreshold}), at least 3 operations. JMH's own
@@ -54,7 +58,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @Measurement(iterations = 1)
 public class LowLatencyPaired {
 
-    @Param({"w5", "w7_1", "w7_10", "w7_100", "w7_1000", "w9"})
+    @Param({"w2", "w3", "w4", "w4_autocommit", "w5", "w6", "w7_1", "w7_10", "w7_100", "w7_1000", "w9"})
     public String workload;
 
     /** The variants paired with bare in this fork, {@code +}-separated. */
@@ -150,8 +154,22 @@ public class LowLatencyPaired {
                 InsertRows insert = new InsertRows(h, prefix);
                 side.op = () -> insert.insert(rows);
                 side.beforeBlock = insert::truncate;
+            } else if (workload.equals("w2")) {
+                ThreeTableTransaction t = new ThreeTableTransaction(h, prefix + "_");
+                side.op = t::run;
+                side.beforeBlock = t::truncate;
+            } else if (workload.equals("w3")) {
+                UpsertBatch u = new UpsertBatch(h, prefix);
+                side.op = u::run;
+            } else if (workload.equals("w4") || workload.equals("w4_autocommit")) {
+                VersionedUpdateBatch u = new VersionedUpdateBatch(h, prefix, workload.equals("w4_autocommit"));
+                side.op = u::run;
+            } else if (workload.equals("w6")) {
+                PointSelect q = new PointSelect(h, prefix);
+                side.op = q::select;
             } else {
-                throw new IllegalArgumentException("unknown workload " + workload + " (w5, w7_<rows>, w9)");
+                throw new IllegalArgumentException(
+                        "unknown workload " + workload + " (w2, w3, w4, w4_autocommit, w5, w6, w7_<rows>, w9)");
             }
         }
         for (Side s : sides) {

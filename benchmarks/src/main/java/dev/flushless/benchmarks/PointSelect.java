@@ -11,15 +11,23 @@ final class PointSelect {
     static final int SEEDED = 10_000;
 
     private final Harness h;
+    private final String select;
     private int next;
 
     PointSelect(Harness h) throws SQLException {
+        this(h, "w6");
+    }
+
+    /** Creates and fills {@code table}. */
+    PointSelect(Harness h, String table) throws SQLException {
         this.h = h;
+        this.select = "SELECT id, v, name FROM " + table + " WHERE id = ?";
         h.house(
-                "DROP TABLE IF EXISTS w6",
-                "CREATE TABLE w6 (id bigint PRIMARY KEY, v int NOT NULL, name text NOT NULL)",
-                "INSERT INTO w6 SELECT g, g % 1000, 'name ' || g FROM generate_series(0, " + (SEEDED - 1) + ") g",
-                "ANALYZE w6");
+                "DROP TABLE IF EXISTS " + table,
+                "CREATE TABLE " + table + " (id bigint PRIMARY KEY, v int NOT NULL, name text NOT NULL)",
+                "INSERT INTO " + table + " SELECT g, g % 1000, 'name ' || g FROM generate_series(0, " + (SEEDED - 1)
+                        + ") g",
+                "ANALYZE " + table);
         h.app().setAutoCommit(true);
     }
 
@@ -28,7 +36,7 @@ final class PointSelect {
         Connection c = h.app();
         int id = next;
         next = (next + 1) % SEEDED;
-        try (PreparedStatement ps = c.prepareStatement("SELECT id, v, name FROM w6 WHERE id = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(select)) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {

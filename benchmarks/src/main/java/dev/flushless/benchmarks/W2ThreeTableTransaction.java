@@ -1,6 +1,5 @@
 package dev.flushless.benchmarks;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.concurrent.TimeUnit;
@@ -42,43 +41,34 @@ public class W2ThreeTableTransaction {
     public String delayMs;
 
     private Harness h;
+    private ThreeTableTransaction transaction;
 
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
-        for (int i = 1; i <= 3; i++) {
-            h.house(
-                    "DROP TABLE IF EXISTS w2_demo" + i,
-                    "CREATE TABLE w2_demo" + i + " (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, value text)");
-        }
-        h.app().setAutoCommit(!h.variant().applicationCode());
+        transaction = new ThreeTableTransaction(h, "w2_demo");
         h.startCounting();
     }
 
     @Setup(Level.Iteration)
     public void empty() throws Exception {
-        h.house("TRUNCATE w2_demo1, w2_demo2, w2_demo3");
+        transaction.truncate();
     }
 
     @Benchmark
     public int transaction() throws Exception {
-        h.op();
-        Connection c = h.app();
         if (h.variant().applicationCode()) {
-            int n = insert(c, "INSERT INTO w2_demo1 (value) VALUES (?)", "Bonjour")
-                    + insert(c, "INSERT INTO w2_demo2 (value) VALUES (?)", "Ciao")
-                    + insert(c, "INSERT INTO w2_demo3 (value) VALUES (?)", "Grüezi");
-            c.commit();
-            return n;
+            return transaction.run();
         }
-        try (PreparedStatement ps =
-                c.prepareStatement("WITH i1 AS (INSERT INTO w2_demo1 (value) VALUES (?) RETURNING 1),"
+        h.op();
+        try (PreparedStatement ps = h.app()
+                .prepareStatement("WITH i1 AS (INSERT INTO w2_demo1 (value) VALUES (?) RETURNING 1),"
                         + " i2 AS (INSERT INTO w2_demo2 (value) VALUES (?) RETURNING 1),"
                         + " i3 AS (INSERT INTO w2_demo3 (value) VALUES (?) RETURNING 1)"
                         + " SELECT (SELECT count(*) FROM i1), (SELECT count(*) FROM i2), (SELECT count(*) FROM i3)")) {
-            ps.setString(1, "Bonjour");
-            ps.setString(2, "Ciao");
-            ps.setString(3, "Grüezi");
+            for (int i = 0; i < 3; i++) {
+                ps.setString(i + 1, ThreeTableTransaction.VALUES[i]);
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 int n = rs.getInt(1) + rs.getInt(2) + rs.getInt(3);
@@ -87,17 +77,6 @@ public class W2ThreeTableTransaction {
                 }
                 return n;
             }
-        }
-    }
-
-    private static int insert(Connection c, String sql, String value) throws Exception {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, value);
-            int n = ps.executeUpdate();
-            if (n != 1) {
-                throw new IllegalStateException(sql + " inserted " + n + " rows");
-            }
-            return n;
         }
     }
 

@@ -31,8 +31,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @Measurement(iterations = 3, time = 1)
 public class W3Upsert {
 
-    static final int ROWS = 1000;
-    static final int SEEDED = 10_000;
+    static final int ROWS = UpsertBatch.ROWS;
 
     @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
     public String variant;
@@ -42,18 +41,12 @@ public class W3Upsert {
     public String delayMs;
 
     private Harness h;
-    private long nextNewId = 1_000_000;
-    private long op;
+    private UpsertBatch upserts;
 
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
-        h.house(
-                "DROP TABLE IF EXISTS w3",
-                "CREATE TABLE w3 (id bigint PRIMARY KEY, v int NOT NULL)",
-                "INSERT INTO w3 SELECT g, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g",
-                "ANALYZE w3");
-        h.app().setAutoCommit(!h.variant().applicationCode());
+        upserts = new UpsertBatch(h, "w3");
         h.startCounting();
     }
 
@@ -61,35 +54,15 @@ public class W3Upsert {
     public int upsert() throws Exception {
         h.op();
         Connection c = h.app();
-        long[] ids = new long[ROWS];
-        int[] vs = new int[ROWS];
-        for (int i = 0; i < ROWS; i++) {
-            // every tenth row exists (a window that moves through the seeded rows); the others are new
-            ids[i] = i % 10 == 9 ? (op * (ROWS / 10) + i / 10) % SEEDED : nextNewId++;
-            vs[i] = (int) op;
-        }
-        op++;
+        UpsertBatch.Rows rows = upserts.next();
         if (h.variant().applicationCode()) {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO w3 (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v")) {
-                for (int i = 0; i < ROWS; i++) {
-                    ps.setLong(1, ids[i]);
-                    ps.setInt(2, vs[i]);
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                if (counts.length != ROWS) {
-                    throw new IllegalStateException("batch returned " + counts.length + " counts");
-                }
-            }
-            c.commit();
-            return ROWS;
+            return upserts.batch(c, rows);
         }
         try (PreparedStatement ps =
                 c.prepareStatement("INSERT INTO w3 (id, v) SELECT * FROM unnest(?::bigint[], ?::int[])"
                         + " ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v")) {
-            ps.setObject(1, ids);
-            ps.setObject(2, vs);
+            ps.setObject(1, rows.ids());
+            ps.setObject(2, rows.values());
             int n = ps.executeUpdate();
             if (n != ROWS) {
                 throw new IllegalStateException("upserted " + n + " rows");

@@ -33,8 +33,7 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 @Measurement(iterations = 3, time = 1)
 public class W4VersionedUpdate {
 
-    static final int ROWS = 1000;
-    static final int SEEDED = 10_000;
+    static final int ROWS = VersionedUpdateBatch.ROWS;
 
     @Param({"bare", "rewrite", "handwritten", "flushless_batch"})
     public String variant;
@@ -51,18 +50,12 @@ public class W4VersionedUpdate {
     public String commit;
 
     private Harness h;
-    private final int[] versions = new int[SEEDED];
-    private long op;
+    private VersionedUpdateBatch updates;
 
     @Setup(Level.Trial)
     public void setUp(BenchmarkParams params) throws Exception {
         h = Harness.open(params, variant, delayMs);
-        h.house(
-                "DROP TABLE IF EXISTS w4",
-                "CREATE TABLE w4 (id bigint PRIMARY KEY, v int NOT NULL, version int NOT NULL)",
-                "INSERT INTO w4 SELECT g, 0, 0 FROM generate_series(0, " + (SEEDED - 1) + ") g",
-                "ANALYZE w4");
-        h.app().setAutoCommit(!h.variant().applicationCode() || "autocommit".equals(commit));
+        updates = new VersionedUpdateBatch(h, "w4", "autocommit".equals(commit));
         h.startCounting();
     }
 
@@ -70,60 +63,34 @@ public class W4VersionedUpdate {
     public int update() throws Exception {
         h.op();
         Connection c = h.app();
-        int first = (int) (op * ROWS % SEEDED);
-        op++;
+        int first = updates.next();
         if (h.variant().applicationCode()) {
-            try (PreparedStatement ps =
-                    c.prepareStatement("UPDATE w4 SET v = ?, version = ? WHERE id = ? AND version = ?")) {
-                for (int i = 0; i < ROWS; i++) {
-                    int id = first + i;
-                    ps.setInt(1, (int) op);
-                    ps.setInt(2, versions[id] + 1);
-                    ps.setLong(3, id);
-                    ps.setInt(4, versions[id]);
-                    ps.addBatch();
-                }
-                int[] counts = ps.executeBatch();
-                for (int count : counts) {
-                    if (count != 1) {
-                        if (!c.getAutoCommit()) {
-                            c.rollback();
-                        }
-                        throw new IllegalStateException("optimistic lock failure: update count " + count);
-                    }
-                }
-            }
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        } else {
-            long[] ids = new long[ROWS];
-            int[] vs = new int[ROWS];
-            int[] old = new int[ROWS];
-            for (int i = 0; i < ROWS; i++) {
-                ids[i] = first + i;
-                vs[i] = (int) op;
-                old[i] = versions[first + i];
-            }
-            try (PreparedStatement ps = c.prepareStatement("WITH u AS (UPDATE w4 t SET v = x.v, version = x.version + 1"
-                    + " FROM unnest(?::bigint[], ?::int[], ?::int[]) AS x(id, v, version)"
-                    + " WHERE t.id = x.id AND t.version = x.version RETURNING 1)"
-                    + " SELECT count(*) / (count(*) = ?)::int FROM u")) {
-                ps.setObject(1, ids);
-                ps.setObject(2, vs);
-                ps.setObject(3, old);
-                ps.setLong(4, ROWS);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    if (rs.getInt(1) != ROWS) {
-                        throw new IllegalStateException("updated " + rs.getInt(1) + " rows");
-                    }
-                }
-            }
+            return updates.batch(c, first);
         }
+        long[] ids = new long[ROWS];
+        int[] vs = new int[ROWS];
+        int[] old = new int[ROWS];
         for (int i = 0; i < ROWS; i++) {
-            versions[first + i]++;
+            ids[i] = first + i;
+            vs[i] = updates.value();
+            old[i] = updates.version(first + i);
         }
+        try (PreparedStatement ps = c.prepareStatement("WITH u AS (UPDATE w4 t SET v = x.v, version = x.version + 1"
+                + " FROM unnest(?::bigint[], ?::int[], ?::int[]) AS x(id, v, version)"
+                + " WHERE t.id = x.id AND t.version = x.version RETURNING 1)"
+                + " SELECT count(*) / (count(*) = ?)::int FROM u")) {
+            ps.setObject(1, ids);
+            ps.setObject(2, vs);
+            ps.setObject(3, old);
+            ps.setLong(4, ROWS);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getInt(1) != ROWS) {
+                    throw new IllegalStateException("updated " + rs.getInt(1) + " rows");
+                }
+            }
+        }
+        updates.updated(first);
         return ROWS;
     }
 
