@@ -124,7 +124,15 @@ public enum FallbackReason {
     BUFFER_FAILED("buffer-failed", "buffered writes failed when sent together, re-run as sent"),
     DRAW_BEFORE_ROLLBACK_FAILED(
             "draw-before-rollback-failed", "writes sent before rollback() to draw their ids failed"),
-    GROUP_FAILED("group-failed", "group commit failed, re-run alone");
+    GROUP_FAILED("group-failed", "group commit failed, re-run alone"),
+
+    // ---- group commit's measured choice (noted: the INSERT ran as sent, at once) ----
+    /**
+     * A leader could have waited for company, but its lane measured that its rows take longer each with waits than
+     * without (see {@code GroupCommit.Lane#observe}): the INSERT ran at once, alone.
+     */
+    GROUP_WAIT_UNPAID(
+            "group-wait-unpaid", "group commit: waiting for company measured slower than none, INSERT ran at once");
 
     private final String code;
     private final String template;

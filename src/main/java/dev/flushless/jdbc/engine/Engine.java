@@ -389,6 +389,11 @@ public final class Engine implements Session {
         }
 
         @Override
+        public void waitUnpaid() {
+            stats.noted(FallbackReason.GROUP_WAIT_UNPAID.get(), 1);
+        }
+
+        @Override
         public GroupCommit.Member member() {
             return new GroupCommit.Member(
                     Engine.this, decision.statement(), decision.table(), kept(row), queryTimeoutSeconds);

@@ -51,6 +51,12 @@ public final class GroupCommit {
 
         /** The caller's row for a group (called under the lane's lock, on the caller's thread: no I/O, no parsing). */
         Member member();
+
+        /**
+         * Called before {@link #runOwn()} when the caller could have led a group that waits for company, but its lane
+         * measured that waiting does not pay (for the report's {@code group-wait-unpaid}).
+         */
+        void waitUnpaid();
     }
 
     /** Rewrite kind under which grouped rows are counted. */
@@ -107,6 +113,8 @@ public final class GroupCommit {
         final Bind[] row;
         final int queryTimeoutSeconds;
         final Thread thread = Thread.currentThread();
+        /** When the caller's INSERT reached group commit ({@code System.nanoTime()}; set under the lane's lock). */
+        long arrived;
 
         public Member(
                 Session session, StatementDescription statement, TableInfo table, Bind[] row, int queryTimeoutSeconds) {
@@ -136,8 +144,8 @@ public final class GroupCommit {
          * #waitForCompany}), not only for the writers released earlier, so their return does not end the wait.
          */
         boolean crowded;
-        /** When its leader stopped waiting for company and started it ({@code System.nanoTime()}; lane's lock). */
-        long started;
+        /** The lane's epoch when its leader formed it: its rows' times count towards that epoch only. */
+        int epoch;
         /** Written once by the leader after the statement, then every member is unparked. */
         volatile Outcome outcome;
 
@@ -161,17 +169,35 @@ public final class GroupCommit {
          * soon. Anonymous (any arrival takes one off), so it errs towards waiting less.
          */
         private int away;
-        /** Quickest statement of the lane (ns) in this window of {@link #TIMING_WINDOW} and in the one before. */
-        private long quickest = Long.MAX_VALUE;
+        /**
+         * Whether leaders of this lane may wait for company now (the rules of {@link #waitForCompany}); when false
+         * none waits, and every writer runs its own INSERT at once. Chosen by measurement, see {@link #observe}.
+         */
+        private boolean waiting = true;
+        /** This epoch tries the mode not in force (see {@link #observe}). */
+        private boolean exploring;
+        /** The current epoch's number: rows count towards the epoch in which their statement was decided. */
+        private int epoch;
 
-        private long previousQuickest = Long.MAX_VALUE;
-        private int timed;
-        /** Running mean (ns) of the lane's recent statements, weighted 1/16 to the newest. */
-        private long recentNanos;
-        /** Sum of the start times of the {@link #running} statements, from {@link #origin} (no overflow). */
-        private long runningStarts;
+        private long epochStart;
+        private int epochRows;
+        /** Sum over the epoch's committed rows of their time from arrival to commit (ns). */
+        private long epochNanos;
+        /** The last full epoch of the mode in force: its mean time per row and how long it took (ns). */
+        private long keptMean;
 
-        private final long origin = System.nanoTime();
+        private long keptDuration;
+        /** Full epochs of the mode in force since the last exploring one (starts due, so the first one explores). */
+        private int keptEpochs = EXPLORE_EVERY - 1;
+
+        Lane() {
+            this(System.nanoTime());
+        }
+
+        /** A lane whose first epoch starts at {@code now} (tests give their own clock). */
+        Lane(long now) {
+            epochStart = now;
+        }
 
         /** Statements of this lane running now (for tests). */
         int running() {
@@ -183,59 +209,82 @@ public final class GroupCommit {
             }
         }
 
-        /** A statement of this lane (lone or grouped) starts at {@code now}. Under {@link #lock}. */
-        void started(long now) {
-            running++;
-            runningStarts += now - origin;
+        /** The current epoch (for tests, which call {@link #observe} on one thread). */
+        int epoch() {
+            return epoch;
+        }
+
+        /** Whether leaders may wait for company now (for tests). */
+        boolean waiting() {
+            lock.lock();
+            try {
+                return waiting;
+            } finally {
+                lock.unlock();
+            }
         }
 
         /**
-         * The statement that started at {@code startedAt} ended at {@code now}; its time counts when it committed
-         * (a failed one may have ended early). Under {@link #lock}.
+         * {@code rows} rows of a statement decided in epoch {@code decidedIn} committed at {@code now}, having taken
+         * {@code rowNanos} in all from their callers' arrival: the time the application observed, waits included.
+         * Under {@link #lock}.
+         *
+         * <p>The lane runs in epochs. In {@link #EXPLORE_EVERY} epochs of {@link #EPOCH_ROWS} rows it keeps its mode
+         * (leaders may wait, or none waits); then one epoch of {@link #EXPLORE_ROWS} rows tries the other mode. The
+         * mode whose rows took less time per row, arrival to commit, is kept. An exploring epoch that has lasted
+         * longer than the kept mode took for as many rows (with a quarter's grace) ends there and loses, so trying
+         * a much worse mode costs little. Statements decided in an earlier epoch do not count (the switch's
+         * transient). This is the only measure that tells the two regimes apart: where statements queue for CPU (the
+         * client's or the server's), a group's saved work shortens every row's time by more than the leader's wait;
+         * where their time is the network's, bare pgjdbc is already at writers per round trip, and a wait only adds
+         * to each row's time. A statement's own duration cannot tell: on a saturated client it is as close to the
+         * quickest as on a slow network (measured: 16 writers at 1 ms each way gained 1.21x from waiting with a
+         * CPU-bound client and lost 0.93x without one, both at 1.3-1.6 times the quickest statement).
          */
-        void finished(long startedAt, long now, boolean committed) {
-            running--;
-            runningStarts -= startedAt - origin;
-            if (!committed) {
+        void observe(int decidedIn, long rowNanos, int rows, long now) {
+            if (decidedIn != epoch) {
                 return;
             }
-            long nanos = now - startedAt;
-            quickest = Math.min(quickest, nanos);
-            if (++timed >= TIMING_WINDOW) {
-                previousQuickest = quickest;
-                quickest = Long.MAX_VALUE;
-                timed = 0;
+            epochRows += rows;
+            epochNanos += rowNanos;
+            long elapsed = now - epochStart;
+            if (exploring) {
+                long budget = keptDuration / EPOCH_ROWS * EXPLORE_ROWS * 5 / 4;
+                boolean overBudget = elapsed > budget;
+                if (epochRows < EXPLORE_ROWS && !overBudget) {
+                    return;
+                }
+                if (overBudget || epochNanos / epochRows >= keptMean) {
+                    waiting = !waiting; // back to the kept mode
+                }
+                exploring = false;
+                keptEpochs = 0;
+            } else {
+                if (epochRows < EPOCH_ROWS) {
+                    return;
+                }
+                keptMean = epochNanos / epochRows;
+                keptDuration = elapsed;
+                if (++keptEpochs >= EXPLORE_EVERY) {
+                    exploring = true;
+                    waiting = !waiting;
+                }
             }
-            recentNanos = recentNanos == 0 ? nanos : recentNanos + (nanos - recentNanos) / 16;
-        }
-
-        /**
-         * Whether the lane's statements queue: the recent ones took, or the running ones have taken so far (on
-         * average), at least {@link #QUEUEING_FACTOR} times as long as the quickest recent one; also while too few
-         * have run to tell. Under {@link #lock}.
-         */
-        boolean queueing(long now) {
-            long floor = Math.min(quickest, previousQuickest);
-            if (floor == Long.MAX_VALUE) {
-                return true;
-            }
-            long runningAge = running == 0 ? 0 : now - origin - runningStarts / running;
-            return Math.max(recentNanos, runningAge) >= QUEUEING_FACTOR * floor;
+            epoch++;
+            epochStart = now;
+            epochRows = 0;
+            epochNanos = 0;
         }
     }
 
-    /**
-     * A leader waits for company only while the lane's statements take at least this many times as long as the
-     * quickest of its recent ones. Then they queue for CPU, the client's or the server's, and a group relieves that.
-     * When they take about as long as the quickest, their time is the network's round trip, and a wait only adds to
-     * it: with as many connections as writers, bare pgjdbc is then already at writers / round trip, which grouping
-     * cannot beat (measured at 16 writers, 1 ms each way, paired: 0.93x of bare with the wait, 0.96-0.98x with this
-     * rule, which leaves 0.94 statements per row).
-     */
-    static final long QUEUEING_FACTOR = 2;
+    /** Rows per epoch in which a lane keeps its mode (see {@link Lane#observe}). */
+    static final int EPOCH_ROWS = 512;
 
-    /** Statements per window of the quickest time: the floor follows a changed network within two windows. */
-    static final int TIMING_WINDOW = 512;
+    /** Kept epochs between two exploring ones: at most 1/17 of a lane's rows try the other mode. */
+    static final int EXPLORE_EVERY = 16;
+
+    /** Rows of an exploring epoch (see {@link Lane#observe}). */
+    static final int EXPLORE_ROWS = 256;
 
     /**
      * Runs {@code caller}'s INSERT, grouped with concurrent ones when there are any, and returns its update count.
@@ -244,9 +293,11 @@ public final class GroupCommit {
      * @throws SQLException the caller's own error, or (SQLState 08) the loss of the connection that ran its group
      */
     public static long run(Lane lane, Caller caller, int maxRows, long maxDelayNanos) throws SQLException {
+        long arrived = System.nanoTime();
         Group group;
         Member me = null;
-        long loneStart = 0;
+        int loneEpoch = 0;
+        boolean waitUnpaid = false;
         lane.lock.lock();
         try {
             if (lane.away > 0) {
@@ -255,6 +306,7 @@ public final class GroupCommit {
             group = lane.forming;
             if (group != null) {
                 me = caller.member();
+                me.arrived = arrived;
                 group.members.add(me);
                 if (group.members.size() >= maxRows) {
                     lane.forming = null; // full: the next arrival leads a new group
@@ -264,28 +316,34 @@ public final class GroupCommit {
                         || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
-            } else if (!waitsForCompany(lane, maxDelayNanos)) {
-                // the common case: nobody to group with; no group is formed (nothing could join it: the lock is held)
-                loneStart = System.nanoTime();
-                lane.started(loneStart);
-                noteRunning(lane.running);
-            } else {
+            } else if (companyCanCome(lane, maxDelayNanos) && (lane.waiting || testGroupSize > 0)) {
                 me = caller.member();
+                me.arrived = arrived;
                 group = new Group(lane.lock.newCondition(), me);
+                group.epoch = lane.epoch;
                 lane.forming = group;
                 waitForCompany(lane, group, maxRows, maxDelayNanos);
                 if (lane.forming == group) {
                     lane.forming = null;
                 }
-                group.started = System.nanoTime();
-                lane.started(group.started);
+                lane.running++;
+                noteRunning(lane.running);
+            } else {
+                // the common case: nobody to group with (or waiting does not pay here); no group is formed, since
+                // nothing could join it (the lock is held)
+                waitUnpaid = !lane.waiting && companyCanCome(lane, maxDelayNanos);
+                loneEpoch = lane.epoch;
+                lane.running++;
                 noteRunning(lane.running);
             }
         } finally {
             lane.lock.unlock();
         }
         if (group == null) {
-            return alone(lane, loneStart, caller);
+            if (waitUnpaid) {
+                caller.waitUnpaid();
+            }
+            return alone(lane, loneEpoch, arrived, caller);
         }
         if (group.members.get(0) != me) {
             return asMember(group, me, caller);
@@ -301,33 +359,31 @@ public final class GroupCommit {
     }
 
     /** A lone writer's INSERT, as sent: its outcome is its own, and the lane times it like any other statement. */
-    private static long alone(Lane lane, long started, Caller caller) throws SQLException {
+    private static long alone(Lane lane, int epoch, long arrived, Caller caller) throws SQLException {
         boolean committed = false;
         try {
             long count = caller.runOwn();
             committed = true;
             return count;
         } finally {
-            release(lane, started, committed, 1);
+            long now = System.nanoTime();
+            release(lane, epoch, committed ? now - arrived : 0, committed ? 1 : 0, 1, now);
         }
     }
 
     /**
-     * Whether a new leader waits for company (see {@link #waitForCompany}): only while another statement of the lane
-     * runs (so the wait idles neither the server nor the network), company can come soon, and the lane's statements
-     * queue. Under the lane's lock.
+     * Whether a new leader may wait for company (see {@link #waitForCompany}): only while another statement of the lane
+     * runs (so the wait idles neither the server nor the network) and company can come soon. It waits only if the lane
+     * also measured that waiting pays ({@link Lane#observe}). Under the lane's lock.
      */
-    private static boolean waitsForCompany(Lane lane, long maxDelayNanos) {
+    private static boolean companyCanCome(Lane lane, long maxDelayNanos) {
         if (testGroupSize > 0) {
             return true;
         }
         if (maxDelayNanos <= 0 || lane.running == 0) {
             return false;
         }
-        if (lane.running < MIN_COMPANY && lane.away < MIN_COMPANY) {
-            return false;
-        }
-        return lane.queueing(System.nanoTime());
+        return lane.running >= MIN_COMPANY || lane.away >= MIN_COMPANY;
     }
 
     /**
@@ -345,9 +401,9 @@ public final class GroupCommit {
      *       stays so: nobody is released in groups, so nobody is away, so nobody waits (seen: 64 writers fell from
      *       45,000 to 10,000 rows/s for seconds at a time).</li>
      * </ul>
-     * Either way only while the lane's statements queue for CPU ({@link Lane#queueing(long)}, see {@link
-     * #QUEUEING_FACTOR}): when their time is the network's, waiting costs every member its wait and saves nothing.
-     * Called only when {@link #waitsForCompany} said so.
+     * Either way only while the lane's measurements say that waiting shortens its rows' time ({@link Lane#observe}):
+     * when their time is the network's, waiting costs every member its wait and saves nothing. Called only when
+     * {@link #companyCanCome} and the lane's measurement said so.
      */
     private static void waitForCompany(Lane lane, Group group, int maxRows, long maxDelayNanos) {
         if (testGroupSize > 0) {
@@ -452,7 +508,15 @@ public final class GroupCommit {
      * soon), then each is woken once.
      */
     private static void finish(Lane lane, Group group, Outcome outcome) {
-        release(lane, group.started, outcome == Outcome.COMMITTED, group.members.size());
+        long now = System.nanoTime();
+        long rowNanos = 0;
+        boolean committed = outcome == Outcome.COMMITTED;
+        if (committed) {
+            for (Member member : group.members) {
+                rowNanos += now - member.arrived;
+            }
+        }
+        release(lane, group.epoch, rowNanos, committed ? group.members.size() : 0, group.members.size(), now);
         group.outcome = outcome;
         for (int i = 1; i < group.members.size(); i++) {
             LockSupport.unpark(group.members.get(i).thread);
@@ -460,14 +524,17 @@ public final class GroupCommit {
     }
 
     /**
-     * A statement of the lane that started at {@code started} ended: the lane times it, and its {@code writers} count
-     * as away (they may come back soon).
+     * A statement of the lane, decided in {@code epoch}, ended at {@code now}: the lane counts its {@code committed}
+     * rows' time from arrival ({@code rowNanos}, see {@link Lane#observe}), and its {@code writers} count as away (they
+     * may come back soon).
      */
-    private static void release(Lane lane, long started, boolean committed, int writers) {
-        long now = System.nanoTime();
+    private static void release(Lane lane, int epoch, long rowNanos, int committed, int writers, long now) {
         lane.lock.lock();
         try {
-            lane.finished(started, now, committed);
+            lane.running--;
+            if (committed > 0) {
+                lane.observe(epoch, rowNanos, committed, now);
+            }
             lane.away += writers;
             if (lane.running == 0 && lane.forming != null) {
                 lane.forming.company.signal(); // nothing runs now: the forming group should not wait longer

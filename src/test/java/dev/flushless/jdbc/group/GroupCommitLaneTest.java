@@ -7,87 +7,103 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lane's queueing rule ({@link GroupCommit#QUEUEING_FACTOR}), without a server: a leader waits for company only
- * while the lane's statements take at least twice as long as its quickest recent one; and a lone writer's path.
+ * The lane's measured choice whether leaders wait for company ({@link GroupCommit.Lane#observe}), without a server:
+ * epochs of one mode, then one of the other, and the mode whose rows took less time from arrival to commit is kept;
+ * and a lone writer's path.
  */
 class GroupCommitLaneTest {
 
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** Runs one statement of {@code nanos} on {@code lane}, ending at {@code end}. */
-    private static void statement(GroupCommit.Lane lane, long end, long nanos) {
-        lane.started(end - nanos);
-        lane.finished(end - nanos, end, true);
-    }
-
-    /** Ten 0.1 ms statements on {@code lane}, one per ms from 0; returns when the last ended. */
-    private static long tenQuickStatements(GroupCommit.Lane lane) {
-        long now = 0;
-        for (int i = 0; i < 10; i++) {
-            now += MS;
-            statement(lane, now, MS / 10);
+    /**
+     * {@code rows} single-row statements of the current epoch on {@code lane}, each taking {@code nanosPerRow} from
+     * arrival to commit, one every {@code every} ns after {@code now}; returns when the last committed.
+     */
+    private static long rows(GroupCommit.Lane lane, int rows, long nanosPerRow, long every, long now) {
+        for (int i = 0; i < rows; i++) {
+            now += every;
+            lane.observe(lane.epoch(), nanosPerRow, 1, now);
         }
         return now;
     }
 
     @Test
     void aFreshLaneMayWait() {
-        assertTrue(new GroupCommit.Lane().queueing(0), "no statement timed yet: the earlier rules decide alone");
+        assertTrue(new GroupCommit.Lane(0).waiting(), "nothing measured yet: the company rules decide alone");
     }
 
-    /** Statements as quick as the quickest: their time is the round trip, and waiting would only add to it. */
+    /** After its first epoch a lane tries the other mode: nothing else tells whether waiting pays. */
     @Test
-    void statementsAtTheRoundTripDoNotQueue() {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = 0;
-        for (int i = 0; i < 100; i++) {
-            now += 3 * MS;
-            statement(lane, now, 2 * MS + (i % 3) * MS / 10); // 2.0-2.2 ms: 1 ms each way and a quick INSERT
+    void theFirstEpochIsFollowedByTheOtherMode() {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        long now = rows(lane, GroupCommit.EPOCH_ROWS - 1, 2 * MS, MS / 8, 0);
+        assertTrue(lane.waiting());
+        rows(lane, 1, 2 * MS, MS / 8, now);
+        assertFalse(lane.waiting(), "exploring: leaders never wait");
+    }
+
+    /** The tried mode's rows took less time each: it is kept for the next epochs. */
+    @Test
+    void aQuickerModeIsKept() {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        long now = rows(lane, GroupCommit.EPOCH_ROWS, 3 * MS, MS / 8, 0); // waiting: 3 ms per row
+        now = rows(lane, GroupCommit.EXPLORE_ROWS, 2 * MS, MS / 8, now); // not waiting: 2 ms
+        assertFalse(lane.waiting(), "not waiting was quicker");
+        now = rows(lane, (GroupCommit.EXPLORE_EVERY - 1) * GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, now);
+        assertFalse(lane.waiting(), "kept until the next exploring epoch");
+        rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, now);
+        assertTrue(lane.waiting(), "then waiting is tried again");
+    }
+
+    /** The tried mode's rows took longer each: the lane goes back to the mode it had. */
+    @Test
+    void aSlowerModeIsLeft() {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0); // waiting: 2 ms per row
+        assertFalse(lane.waiting());
+        rows(lane, GroupCommit.EXPLORE_ROWS, 3 * MS, MS / 8, now); // not waiting: 3 ms
+        assertTrue(lane.waiting(), "waiting was quicker");
+    }
+
+    /**
+     * A tried mode that takes longer than the kept one took for as many rows (with a quarter's grace) ends there and
+     * loses, whatever its few rows took: a much worse mode is tried only briefly.
+     */
+    @Test
+    void aTriedModeThatRunsOverItsTimeLoses() {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        long every = MS / 8;
+        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, every, 0); // 64 ms for 512 rows
+        assertFalse(lane.waiting());
+        now = rows(lane, 10, MS, 4 * every, now); // quick rows, but one every 0.5 ms: 5 ms for 10 rows
+        assertFalse(lane.waiting(), "within the budget (40 ms for 256 rows)");
+        lane.observe(lane.epoch(), MS, 1, now + 40 * MS);
+        assertTrue(lane.waiting(), "over the budget: back to waiting");
+    }
+
+    /** Rows of a statement decided in an earlier epoch (the switch's transient) do not count. */
+    @Test
+    void rowsOfAnEarlierEpochDoNotCount() {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        int first = lane.epoch();
+        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0);
+        for (int i = 0; i < 10 * GroupCommit.EXPLORE_ROWS; i++) {
+            lane.observe(first, 100 * MS, 1, now); // slow rows decided while waiting, committing now
         }
-        assertFalse(lane.queueing(now));
-    }
-
-    /** Statements that take twice the quickest or more wait for CPU (or a lock); a group relieves that. */
-    @Test
-    void slowerStatementsQueue() {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = tenQuickStatements(lane);
-        assertFalse(lane.queueing(now));
-        for (int i = 0; i < 40; i++) {
-            now += MS;
-            statement(lane, now, MS / 2); // five times the quickest: the running mean follows within tens
-        }
-        assertTrue(lane.queueing(now));
-    }
-
-    /** Statements still running count with their age so far: held by a lock, they queue before any ends. */
-    @Test
-    void longRunningStatementsQueueBeforeTheyEnd() {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = tenQuickStatements(lane);
-        lane.started(now);
-        lane.started(now);
-        assertFalse(lane.queueing(now + MS / 10), "running for as long as the quickest took");
-        assertTrue(lane.queueing(now + MS), "running ten times as long as the quickest took");
-        lane.finished(now, now + MS, false); // a failed statement's time does not count
-        lane.finished(now, now + MS, false);
-        assertFalse(lane.queueing(now + MS));
-    }
-
-    /** The quickest is forgotten after two windows, so a lane follows a network that became slower. */
-    @Test
-    void theFloorFollowsASlowerNetwork() {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
-        long now = tenQuickStatements(lane);
-        for (int i = 0; i < 2 * GroupCommit.TIMING_WINDOW; i++) {
-            now += 3 * MS;
-            statement(lane, now, 2 * MS);
-        }
-        assertFalse(lane.queueing(now), "2 ms statements on what is now a 2 ms network");
+        assertFalse(lane.waiting(), "still trying not to wait");
+        rows(lane, GroupCommit.EXPLORE_ROWS, MS, MS / 8, now);
+        assertFalse(lane.waiting(), "not waiting was quicker");
     }
 
     /** A caller whose own INSERT answers {@code count} (or throws {@code error}) and that must never be grouped. */
@@ -105,13 +121,18 @@ class GroupCommitLaneTest {
             public GroupCommit.Member member() {
                 throw new AssertionError("a lone writer's row was taken for a group");
             }
+
+            @Override
+            public void waitUnpaid() {
+                throw new AssertionError("nothing could have joined a lone writer");
+            }
         };
     }
 
     /** With nothing else running, a writer runs its own INSERT without forming a group (its row is never copied). */
     @Test
     void aLoneWriterFormsNoGroup() throws SQLException {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
         for (int i = 0; i < 3; i++) {
             assertEquals(1, GroupCommit.run(lane, lone(1, null), 100, GroupCommit.nanos(200)));
         }
@@ -121,10 +142,83 @@ class GroupCommitLaneTest {
     /** A lone writer's error is its own, as with bare pgjdbc, and the lane does not count its statement running. */
     @Test
     void aLoneWritersErrorIsItsOwn() throws SQLException {
-        GroupCommit.Lane lane = new GroupCommit.Lane();
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
         SQLException own = new SQLException("duplicate key", "23505");
         assertSame(own, assertThrows(SQLException.class, () -> GroupCommit.run(lane, lone(1, own), 100, 1)));
         assertEquals(0, lane.running(), "the failed statement is not counted running");
         assertEquals(1, GroupCommit.run(lane, lone(1, null), 100, GroupCommit.nanos(200)));
+    }
+
+    /**
+     * In a lane that measured waiting slower, a writer that could have led a group (four statements of its lane
+     * running) runs its own INSERT at once, and says so for the report ({@code group-wait-unpaid}).
+     */
+    @Test
+    void aWriterRunsAtOnceWhereWaitingDoesNotPay() throws Exception {
+        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0); // first epoch over: now trying not to wait
+        assertFalse(lane.waiting());
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(GroupCommit.MIN_COMPANY);
+        ExecutorService pool = Executors.newFixedThreadPool(GroupCommit.MIN_COMPANY);
+        try {
+            List<Future<Long>> running = new ArrayList<>();
+            for (int i = 0; i < GroupCommit.MIN_COMPANY; i++) {
+                running.add(pool.submit(() -> GroupCommit.run(lane, blocking(started, release), 100, MS)));
+            }
+            started.await();
+            assertEquals(GroupCommit.MIN_COMPANY, lane.running());
+            AtomicInteger unpaid = new AtomicInteger();
+            GroupCommit.Caller caller = new GroupCommit.Caller() {
+                @Override
+                public long runOwn() {
+                    return 1;
+                }
+
+                @Override
+                public GroupCommit.Member member() {
+                    throw new AssertionError("grouped where waiting was measured slower");
+                }
+
+                @Override
+                public void waitUnpaid() {
+                    unpaid.incrementAndGet();
+                }
+            };
+            assertEquals(1, GroupCommit.run(lane, caller, 100, MS));
+            assertEquals(1, unpaid.get(), "counted as group-wait-unpaid");
+            release.countDown();
+            for (Future<Long> f : running) {
+                assertEquals(1, f.get());
+            }
+        } finally {
+            release.countDown();
+            pool.shutdown();
+        }
+        assertEquals(0, lane.running());
+    }
+
+    /** A lone caller whose INSERT runs until {@code release}, after counting down {@code started}. */
+    private static GroupCommit.Caller blocking(CountDownLatch started, CountDownLatch release) {
+        return new GroupCommit.Caller() {
+            @Override
+            public long runOwn() throws SQLException {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new SQLException(e);
+                }
+                return 1;
+            }
+
+            @Override
+            public GroupCommit.Member member() {
+                throw new AssertionError("the first writers run alone: nothing ran before them");
+            }
+
+            @Override
+            public void waitUnpaid() {}
+        };
     }
 }

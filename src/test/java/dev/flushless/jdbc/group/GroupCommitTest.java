@@ -291,9 +291,9 @@ class GroupCommitTest {
     /**
      * A lane whose writers all run alone must still start grouping. With four of its statements running (held by a
      * table lock) and no writer released by a group, the next writer waits for company (up to maxDelayMicros) and
-     * the writer after it joins its group: one statement for the two (the four have been running far longer than
-     * the warm-up's INSERTs took, so the lane counts as queueing). Without the rule, nobody would wait, since
-     * nobody is "away", and a busy lane whose writers all ran alone stayed so.
+     * the writer after it joins its group: one statement for the two (a new lane, whose first epoch lets leaders
+     * wait). Without the rule, nobody would wait, since nobody is "away", and a busy lane whose writers all ran alone
+     * stayed so.
      */
     @Test
     void aCrowdedLaneGroupsNewArrivalsEvenWhenAllItsWritersRanAlone(TestDatabase db) throws Exception {
@@ -313,9 +313,6 @@ class GroupCommitTest {
             for (int w = 0; w < writers; w++) {
                 if (w == alone) {
                     awaitBlockedInserts(watcher, "crowded", alone); // four lone statements run (blocked)
-                    // and have run far longer than the warm-up's quickest INSERT: the lane's statements queue
-                    // (GroupCommit.QUEUEING_FACTOR), so waiting for company can pay
-                    Thread.sleep(200);
                 }
                 long waits = WrapperInternals.groupCommitCompanyWaits();
                 results.add(submitInsert(pool, connections.get(w), insert, w));
