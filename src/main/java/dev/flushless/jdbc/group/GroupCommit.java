@@ -28,8 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One {@link Lane} per session fingerprint and SQL text. A lane has at most one <em>forming</em> group and
  * any number of <em>running</em> ones (at most one per writer, since each runs on its own leader's connection).
  * An INSERT arriving while a group forms joins it; otherwise it leads a new group, so a writer never waits for
- * a running group to finish. A leader waits for company only while it can come soon and the wait leaves
- * nothing idle (see {@link #waitForCompany}); a lone writer never waits. Every caller returns only after the
+ * a running group to finish. A leader waits for company only while it can come soon, the wait leaves nothing
+ * idle (see {@link #waitForCompany}) and its lane measured that waiting shortens its rows' time (see
+ * {@link Lane#observe}); a lone writer never waits. Every caller returns only after the
  * statement holding its row committed.
  *
  * <p>Correctness rules: the grouped statement is count-checked in-statement and runs in one implicit
@@ -179,6 +180,9 @@ public final class GroupCommit {
         /** The current epoch's number: rows count towards the epoch in which their statement was decided. */
         private int epoch;
 
+        /** Rows the current epoch still lets pass before it measures. */
+        private int settling = SETTLE_ROWS;
+
         private long epochStart;
         private int epochRows;
         /** Sum over the epoch's committed rows of their time from arrival to commit (ns). */
@@ -229,29 +233,38 @@ public final class GroupCommit {
          * {@code rowNanos} in all from their callers' arrival: the time the application observed, waits included.
          * Under {@link #lock}.
          *
-         * <p>The lane runs in epochs. In {@link #EXPLORE_EVERY} epochs of {@link #EPOCH_ROWS} rows it keeps its mode
-         * (leaders may wait, or none waits); then one epoch of {@link #EXPLORE_ROWS} rows tries the other mode. The
-         * mode whose rows took less time per row, arrival to commit, is kept. An exploring epoch that has lasted
-         * longer than the kept mode took for as many rows (with a quarter's grace) ends there and loses, so trying
-         * a much worse mode costs little. Statements decided in an earlier epoch do not count (the switch's
-         * transient). This is the only measure that tells the two regimes apart: where statements queue for CPU (the
-         * client's or the server's), a group's saved work shortens every row's time by more than the leader's wait;
-         * where their time is the network's, bare pgjdbc is already at writers per round trip, and a wait only adds
-         * to each row's time. A statement's own duration cannot tell: on a saturated client it is as close to the
-         * quickest as on a slow network (measured: 16 writers at 1 ms each way gained 1.21x from waiting with a
-         * CPU-bound client and lost 0.93x without one, both at 1.3-1.6 times the quickest statement).
+         * <p>The lane runs in epochs. For {@link #EXPLORE_EVERY} epochs it keeps its mode (leaders may wait, or none
+         * waits); then one epoch tries the other mode, and the mode whose rows took less time each, arrival to commit,
+         * is kept. An epoch's first {@link #SETTLE_ROWS} rows are not measured: grouping takes a few round trips to
+         * build up (writers released together come back together) and to relieve a queue, and a statement decided in
+         * an earlier epoch is not counted at all. Then {@link #EPOCH_ROWS} rows are measured. A tried mode whose
+         * measured rows take longer than the kept mode's took (with a quarter's grace) ends there and loses, so trying
+         * a much worse mode costs little.
+         *
+         * <p>This is the only measure that tells the two regimes apart: where statements queue for CPU (the client's
+         * or the server's), a group's saved work shortens every row's time by more than the leader's wait; where their
+         * time is the network's, bare pgjdbc is already at writers per round trip, and a wait only adds to each row's
+         * time. A statement's own duration cannot tell: on a saturated client it is as close to the quickest as on a
+         * slow network (measured: 16 writers at 1 ms each way gained 1.21x from waiting with a CPU-bound client and
+         * lost 0.93x without one, both at 1.3-1.6 times the quickest statement).
          */
         void observe(int decidedIn, long rowNanos, int rows, long now) {
             if (decidedIn != epoch) {
+                return;
+            }
+            if (settling > 0) {
+                settling -= rows;
+                if (settling <= 0) {
+                    epochStart = now; // measured from here
+                }
                 return;
             }
             epochRows += rows;
             epochNanos += rowNanos;
             long elapsed = now - epochStart;
             if (exploring) {
-                long budget = keptDuration / EPOCH_ROWS * EXPLORE_ROWS * 5 / 4;
-                boolean overBudget = elapsed > budget;
-                if (epochRows < EXPLORE_ROWS && !overBudget) {
+                boolean overBudget = elapsed > keptDuration * 5 / 4;
+                if (epochRows < EPOCH_ROWS && !overBudget) {
                     return;
                 }
                 if (overBudget || epochNanos / epochRows >= keptMean) {
@@ -271,20 +284,20 @@ public final class GroupCommit {
                 }
             }
             epoch++;
-            epochStart = now;
+            settling = SETTLE_ROWS;
             epochRows = 0;
             epochNanos = 0;
         }
     }
 
-    /** Rows per epoch in which a lane keeps its mode (see {@link Lane#observe}). */
+    /** Rows an epoch lets pass before it measures (see {@link Lane#observe}). */
+    static final int SETTLE_ROWS = 128;
+
+    /** Rows an epoch measures (see {@link Lane#observe}). */
     static final int EPOCH_ROWS = 512;
 
-    /** Kept epochs between two exploring ones: at most 1/17 of a lane's rows try the other mode. */
+    /** Kept epochs between two exploring ones: about one row in 17 runs in the mode not kept. */
     static final int EXPLORE_EVERY = 16;
-
-    /** Rows of an exploring epoch (see {@link Lane#observe}). */
-    static final int EXPLORE_ROWS = 256;
 
     /**
      * Runs {@code caller}'s INSERT, grouped with concurrent ones when there are any, and returns its update count.

@@ -38,6 +38,15 @@ class GroupCommitLaneTest {
         return now;
     }
 
+    /**
+     * One whole epoch: its settling rows, which take 100 ms each and must not count, then its measured rows of
+     * {@code nanosPerRow} each, one every {@code every} ns.
+     */
+    private static long epoch(GroupCommit.Lane lane, long nanosPerRow, long every, long now) {
+        now = rows(lane, GroupCommit.SETTLE_ROWS, 100 * MS, every, now);
+        return rows(lane, GroupCommit.EPOCH_ROWS, nanosPerRow, every, now);
+    }
+
     @Test
     void aFreshLaneMayWait() {
         assertTrue(new GroupCommit.Lane(0).waiting(), "nothing measured yet: the company rules decide alone");
@@ -47,22 +56,24 @@ class GroupCommitLaneTest {
     @Test
     void theFirstEpochIsFollowedByTheOtherMode() {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
-        long now = rows(lane, GroupCommit.EPOCH_ROWS - 1, 2 * MS, MS / 8, 0);
+        long now = rows(lane, GroupCommit.SETTLE_ROWS + GroupCommit.EPOCH_ROWS - 1, 2 * MS, MS / 8, 0);
         assertTrue(lane.waiting());
         rows(lane, 1, 2 * MS, MS / 8, now);
-        assertFalse(lane.waiting(), "exploring: leaders never wait");
+        assertFalse(lane.waiting(), "trying: leaders never wait");
     }
 
-    /** The tried mode's rows took less time each: it is kept for the next epochs. */
+    /** The tried mode's rows took less time each (its slow settling rows do not count): it is kept. */
     @Test
     void aQuickerModeIsKept() {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
-        long now = rows(lane, GroupCommit.EPOCH_ROWS, 3 * MS, MS / 8, 0); // waiting: 3 ms per row
-        now = rows(lane, GroupCommit.EXPLORE_ROWS, 2 * MS, MS / 8, now); // not waiting: 2 ms
+        long now = epoch(lane, 3 * MS, MS / 8, 0); // waiting: 3 ms per row
+        now = epoch(lane, 2 * MS, MS / 8, now); // not waiting: 2 ms
         assertFalse(lane.waiting(), "not waiting was quicker");
-        now = rows(lane, (GroupCommit.EXPLORE_EVERY - 1) * GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, now);
-        assertFalse(lane.waiting(), "kept until the next exploring epoch");
-        rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, now);
+        for (int i = 1; i < GroupCommit.EXPLORE_EVERY; i++) {
+            now = epoch(lane, 2 * MS, MS / 8, now);
+        }
+        assertFalse(lane.waiting(), "kept until the next trying epoch");
+        epoch(lane, 2 * MS, MS / 8, now);
         assertTrue(lane.waiting(), "then waiting is tried again");
     }
 
@@ -70,25 +81,26 @@ class GroupCommitLaneTest {
     @Test
     void aSlowerModeIsLeft() {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
-        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0); // waiting: 2 ms per row
+        long now = epoch(lane, 2 * MS, MS / 8, 0); // waiting: 2 ms per row
         assertFalse(lane.waiting());
-        rows(lane, GroupCommit.EXPLORE_ROWS, 3 * MS, MS / 8, now); // not waiting: 3 ms
+        epoch(lane, 3 * MS, MS / 8, now); // not waiting: 3 ms
         assertTrue(lane.waiting(), "waiting was quicker");
     }
 
     /**
-     * A tried mode that takes longer than the kept one took for as many rows (with a quarter's grace) ends there and
+     * A tried mode whose measured rows take longer than the kept mode's took (with a quarter's grace) ends there and
      * loses, whatever its few rows took: a much worse mode is tried only briefly.
      */
     @Test
     void aTriedModeThatRunsOverItsTimeLoses() {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
         long every = MS / 8;
-        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, every, 0); // 64 ms for 512 rows
+        long now = epoch(lane, 2 * MS, every, 0); // 64 ms for the 512 measured rows
         assertFalse(lane.waiting());
+        now = rows(lane, GroupCommit.SETTLE_ROWS, MS, every, now);
         now = rows(lane, 10, MS, 4 * every, now); // quick rows, but one every 0.5 ms: 5 ms for 10 rows
-        assertFalse(lane.waiting(), "within the budget (40 ms for 256 rows)");
-        lane.observe(lane.epoch(), MS, 1, now + 40 * MS);
+        assertFalse(lane.waiting(), "within the budget (80 ms)");
+        lane.observe(lane.epoch(), MS, 1, now + 80 * MS);
         assertTrue(lane.waiting(), "over the budget: back to waiting");
     }
 
@@ -97,12 +109,12 @@ class GroupCommitLaneTest {
     void rowsOfAnEarlierEpochDoNotCount() {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
         int first = lane.epoch();
-        long now = rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0);
-        for (int i = 0; i < 10 * GroupCommit.EXPLORE_ROWS; i++) {
+        long now = epoch(lane, 2 * MS, MS / 8, 0);
+        for (int i = 0; i < 10 * GroupCommit.EPOCH_ROWS; i++) {
             lane.observe(first, 100 * MS, 1, now); // slow rows decided while waiting, committing now
         }
         assertFalse(lane.waiting(), "still trying not to wait");
-        rows(lane, GroupCommit.EXPLORE_ROWS, MS, MS / 8, now);
+        epoch(lane, MS, MS / 8, now);
         assertFalse(lane.waiting(), "not waiting was quicker");
     }
 
@@ -156,7 +168,7 @@ class GroupCommitLaneTest {
     @Test
     void aWriterRunsAtOnceWhereWaitingDoesNotPay() throws Exception {
         GroupCommit.Lane lane = new GroupCommit.Lane(0);
-        rows(lane, GroupCommit.EPOCH_ROWS, 2 * MS, MS / 8, 0); // first epoch over: now trying not to wait
+        epoch(lane, 2 * MS, MS / 8, 0); // first epoch over: now trying not to wait
         assertFalse(lane.waiting());
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch started = new CountDownLatch(GroupCommit.MIN_COMPANY);
