@@ -183,7 +183,9 @@ public final class GroupCommit {
         /** Rows the current epoch still lets pass before it measures. */
         private int settling = SETTLE_ROWS;
 
+        /** When the current epoch's measuring began (set when its settling rows have passed). */
         private long epochStart;
+
         private int epochRows;
         /** Sum over the epoch's committed rows of their time from arrival to commit (ns). */
         private long epochNanos;
@@ -193,15 +195,6 @@ public final class GroupCommit {
         private long keptDuration;
         /** Full epochs of the mode in force since the last exploring one (starts due, so the first one explores). */
         private int keptEpochs = EXPLORE_EVERY - 1;
-
-        Lane() {
-            this(System.nanoTime());
-        }
-
-        /** A lane whose first epoch starts at {@code now} (tests give their own clock). */
-        Lane(long now) {
-            epochStart = now;
-        }
 
         /** Statements of this lane running now (for tests). */
         int running() {
@@ -318,6 +311,7 @@ public final class GroupCommit {
                 lane.away--;
             }
             group = lane.forming;
+            boolean canCome = group == null && companyCanCome(lane, maxDelayNanos);
             if (group != null) {
                 me = caller.member();
                 me.arrived = arrived;
@@ -330,7 +324,7 @@ public final class GroupCommit {
                         || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
-            } else if (companyCanCome(lane, maxDelayNanos) && (lane.waiting || testGroupSize > 0)) {
+            } else if (canCome && (lane.waiting || testGroupSize > 0)) {
                 me = caller.member();
                 me.arrived = arrived;
                 group = new Group(lane.lock.newCondition(), me);
@@ -345,7 +339,7 @@ public final class GroupCommit {
             } else {
                 // the common case: nobody to group with (or waiting does not pay here); no group is formed, since
                 // nothing could join it (the lock is held)
-                waitUnpaid = !lane.waiting && companyCanCome(lane, maxDelayNanos);
+                waitUnpaid = canCome; // company could have come, but the lane measured that waiting does not pay
                 loneEpoch = lane.epoch;
                 lane.running++;
                 noteRunning(lane.running);

@@ -49,13 +49,13 @@ class GroupCommitLaneTest {
 
     @Test
     void aFreshLaneMayWait() {
-        assertTrue(new GroupCommit.Lane(0).waiting(), "nothing measured yet: the company rules decide alone");
+        assertTrue(new GroupCommit.Lane().waiting(), "nothing measured yet: the company rules decide alone");
     }
 
     /** After its first epoch a lane tries the other mode: nothing else tells whether waiting pays. */
     @Test
     void theFirstEpochIsFollowedByTheOtherMode() {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         long now = rows(lane, GroupCommit.SETTLE_ROWS + GroupCommit.EPOCH_ROWS - 1, 2 * MS, MS / 8, 0);
         assertTrue(lane.waiting());
         rows(lane, 1, 2 * MS, MS / 8, now);
@@ -65,7 +65,7 @@ class GroupCommitLaneTest {
     /** The tried mode's rows took less time each (its slow settling rows do not count): it is kept. */
     @Test
     void aQuickerModeIsKept() {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         long now = epoch(lane, 3 * MS, MS / 8, 0); // waiting: 3 ms per row
         now = epoch(lane, 2 * MS, MS / 8, now); // not waiting: 2 ms
         assertFalse(lane.waiting(), "not waiting was quicker");
@@ -80,7 +80,7 @@ class GroupCommitLaneTest {
     /** The tried mode's rows took longer each: the lane goes back to the mode it had. */
     @Test
     void aSlowerModeIsLeft() {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         long now = epoch(lane, 2 * MS, MS / 8, 0); // waiting: 2 ms per row
         assertFalse(lane.waiting());
         epoch(lane, 3 * MS, MS / 8, now); // not waiting: 3 ms
@@ -93,7 +93,7 @@ class GroupCommitLaneTest {
      */
     @Test
     void aTriedModeThatRunsOverItsTimeLoses() {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         long every = MS / 8;
         long now = epoch(lane, 2 * MS, every, 0); // 64 ms for the 512 measured rows
         assertFalse(lane.waiting());
@@ -107,7 +107,7 @@ class GroupCommitLaneTest {
     /** Rows of a statement decided in an earlier epoch (the switch's transient) do not count. */
     @Test
     void rowsOfAnEarlierEpochDoNotCount() {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         int first = lane.epoch();
         long now = epoch(lane, 2 * MS, MS / 8, 0);
         for (int i = 0; i < 10 * GroupCommit.EPOCH_ROWS; i++) {
@@ -144,7 +144,7 @@ class GroupCommitLaneTest {
     /** With nothing else running, a writer runs its own INSERT without forming a group (its row is never copied). */
     @Test
     void aLoneWriterFormsNoGroup() throws SQLException {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         for (int i = 0; i < 3; i++) {
             assertEquals(1, GroupCommit.run(lane, lone(1, null), 100, GroupCommit.nanos(200)));
         }
@@ -154,7 +154,7 @@ class GroupCommitLaneTest {
     /** A lone writer's error is its own, as with bare pgjdbc, and the lane does not count its statement running. */
     @Test
     void aLoneWritersErrorIsItsOwn() throws SQLException {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         SQLException own = new SQLException("duplicate key", "23505");
         assertSame(own, assertThrows(SQLException.class, () -> GroupCommit.run(lane, lone(1, own), 100, 1)));
         assertEquals(0, lane.running(), "the failed statement is not counted running");
@@ -167,7 +167,7 @@ class GroupCommitLaneTest {
      */
     @Test
     void aWriterRunsAtOnceWhereWaitingDoesNotPay() throws Exception {
-        GroupCommit.Lane lane = new GroupCommit.Lane(0);
+        GroupCommit.Lane lane = new GroupCommit.Lane();
         epoch(lane, 2 * MS, MS / 8, 0); // first epoch over: now trying not to wait
         assertFalse(lane.waiting());
         CountDownLatch release = new CountDownLatch(1);
