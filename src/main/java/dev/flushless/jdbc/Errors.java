@@ -27,6 +27,15 @@ public final class Errors {
      */
     private static final String CONNECTION_EXCEPTION_CLASS = "08";
 
+    /**
+     * {@code lock_not_available} (55P03) of the PostgreSQL error codes, which pgjdbc's {@link PSQLState} lacks: a lock
+     * was not granted within {@code lock_timeout}, or at once for {@code NOWAIT}.
+     */
+    public static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    /** Class 40, {@code transaction_rollback} (serialization failure 40001, deadlock 40P01, ...). */
+    private static final String TRANSACTION_ROLLBACK_CLASS = "40";
+
     private Errors() {}
 
     /** {@link PSQLState#CONNECTION_UNABLE_TO_CONNECT} (08001): no connection could be opened. */
@@ -97,6 +106,32 @@ public final class Errors {
     /** pgjdbc's own exception class, where Flushless gives the error pgjdbc gives for the same call. */
     public static PSQLException asPgjdbc(String message, PSQLState state) {
         return new PSQLException(message, state);
+    }
+
+    /**
+     * Whether {@code sqlState} is an error under contention: class 40 ({@code transaction_rollback}: serialization
+     * failure 40001, deadlock 40P01), {@link #LOCK_NOT_AVAILABLE} (55P03) or {@link PSQLState#QUERY_CANCELED} (57014:
+     * {@code statement_timeout}, or a cancel). Such an error ends the application's work exactly as under bare pgjdbc:
+     * the transaction it hit is aborted (PostgreSQL keeps a transaction that failed so until it ends), so re-running
+     * the work as sent cannot succeed there and would only add round trips and lock time; and no DDL happened, so
+     * it says nothing about cached catalog facts. Flushless raises it as it is.
+     */
+    public static boolean isContention(String sqlState) {
+        return sqlState != null
+                && (sqlState.startsWith(TRANSACTION_ROLLBACK_CLASS)
+                        || LOCK_NOT_AVAILABLE.equals(sqlState)
+                        || PSQLState.QUERY_CANCELED.getState().equals(sqlState));
+    }
+
+    /**
+     * Whether an error of a coalesced statement may come from catalog facts that went stale (DDL by another session):
+     * class 42 (an undefined or changed column, table, type or function; a datatype mismatch), class 0A (a cached
+     * plan whose result type changed), class XX (a count check that failed: a trigger or rule added). Only then are
+     * the cached facts read again. Errors of the data (class 22, 23), of contention ({@link #isContention}) or of the
+     * connection say nothing about the table's definition.
+     */
+    public static boolean mayComeFromStaleCatalog(String sqlState) {
+        return sqlState == null || sqlState.startsWith("42") || sqlState.startsWith("0A") || sqlState.startsWith("XX");
     }
 
     /** Whether {@code sqlState} is of class 08 ({@code connection_exception}): the connection is gone. */

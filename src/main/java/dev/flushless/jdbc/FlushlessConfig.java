@@ -139,6 +139,11 @@ public final class FlushlessConfig {
         return booleanValue(FlushlessProperty.TRUST_TRIGGERS);
     }
 
+    /** See {@link FlushlessProperty#CATALOG_CACHE_SECONDS}. */
+    public int catalogCacheSeconds() {
+        return intValue(FlushlessProperty.CATALOG_CACHE_SECONDS);
+    }
+
     /** See {@link FlushlessProperty#PARSE_CACHE_SIZE}. */
     public int parseCacheSize() {
         return intValue(FlushlessProperty.PARSE_CACHE_SIZE);

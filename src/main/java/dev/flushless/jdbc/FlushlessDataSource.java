@@ -214,6 +214,16 @@ public class FlushlessDataSource implements DataSource {
         return getBoolean(FlushlessProperty.EXACT_SEQUENCES);
     }
 
+    /** {@link FlushlessProperty#CATALOG_CACHE_SECONDS}. */
+    public void setCatalogCacheSeconds(int seconds) {
+        set(FlushlessProperty.CATALOG_CACHE_SECONDS, Integer.toString(seconds));
+    }
+
+    /** {@link FlushlessProperty#CATALOG_CACHE_SECONDS}, as set or its default. */
+    public int getCatalogCacheSeconds() {
+        return getInt(FlushlessProperty.CATALOG_CACHE_SECONDS);
+    }
+
     /** {@link FlushlessProperty#PARSE_CACHE_SIZE} (driver-wide: read from the first connection). */
     public void setParseCacheSize(int entries) {
         set(FlushlessProperty.PARSE_CACHE_SIZE, Integer.toString(entries));

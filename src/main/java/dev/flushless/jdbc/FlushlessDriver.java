@@ -53,6 +53,16 @@ public final class FlushlessDriver implements Driver {
         return new WrappedConnection(connection, target.config);
     }
 
+    /**
+     * Tells Flushless that the schema changed through a program other than this driver (a migration run by another
+     * tool or process): every connection reads its tables' catalog facts (columns, triggers, rules, keys) again before
+     * it next uses them. DDL sent through Flushless needs no call; without it, facts are read again after
+     * {@code flushless.catalogCacheSeconds}.
+     */
+    public static void schemaChanged() {
+        dev.flushless.jdbc.session.TableCatalog.forgetEverywhere();
+    }
+
     /** What the driver as a whole saved so far, over every connection of this class loader. */
     public static dev.flushless.jdbc.stats.FlushlessReport report() {
         return dev.flushless.jdbc.stats.FlushlessStats.GLOBAL.report();

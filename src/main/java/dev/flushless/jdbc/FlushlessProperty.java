@@ -92,6 +92,21 @@ public enum FlushlessProperty {
             "mode=transaction: buffer even a connection's first write into a table (reads the table's catalog facts"
                     + " at once; by default the first write runs as sent and they are read at the second)"),
 
+    /**
+     * How long a table's catalog facts (columns, types, triggers, rules, keys) are used before they are read again.
+     * Facts are shared by the connections of the driver opened with the same URL and user, so a connection's first
+     * batch into a table another connection already wrote sends no catalog query. DDL through the driver and errors
+     * that may come from a changed table drop them at once; this bounds how long DDL by other programs goes unseen.
+     * {@code 0}: every connection reads and keeps facts of its own for its lifetime (the behaviour before sharing).
+     */
+    CATALOG_CACHE_SECONDS(
+            "flushless.catalogCacheSeconds",
+            60,
+            0,
+            86_400,
+            "How long table catalog facts are used before they are read again; shared by the driver's connections"
+                    + " with the same URL and user (0 = per connection, for its lifetime)"),
+
     /** How many distinct SQL texts keep their analysis cached (driver-wide, least recently used first out). */
     PARSE_CACHE_SIZE(
             "flushless.parseCacheSize",

@@ -24,6 +24,7 @@ import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.insert.ConflictActionType;
 import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Values;
 import net.sf.jsqlparser.statement.update.Update;
 import net.sf.jsqlparser.statement.update.UpdateSet;
@@ -274,7 +275,11 @@ public final class SqlAnalyzer {
             String sql, StatementDescription.Kind kind, List<Token> tokens, StatementDescription.Builder b) {
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
-                b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
+                List<String> read = ReadAnalysis.tablesRead(sql, tokens);
+                b.tablesRead(read, ReadAnalysis.callsSequenceFunctions(sql, tokens));
+                if (read == null && locks(sql, tokens)) {
+                    b.lockingRead(lockingRead(sql));
+                }
             }
             return b.fallback(FallbackReason.NOT_A_WRITE).build();
         }
@@ -754,6 +759,80 @@ public final class SqlAnalyzer {
             }
         }
         return keys;
+    }
+
+    /** Whether the query's text has a top-level {@code FOR} followed by a lock strength (a locking clause). */
+    private static boolean locks(String sql, List<Token> tokens) {
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (tokens.get(i).depth() == 0 && tokens.get(i).isWord(sql, "for")) {
+                Token next = tokens.get(i + 1);
+                if (next.isWord(sql, "update")
+                        || next.isWord(sql, "share")
+                        || next.isWord(sql, "no")
+                        || next.isWord(sql, "key")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * What a {@code SELECT ... FOR ...} of one table locks ({@link StatementDescription.LockingRead}), or {@code null}
+     * when it is not that simple: a join, a subquery in FROM, DISTINCT, grouping, a set operation, a WITH clause, or
+     * no {@code column = ?} conjunct. Its other conjuncts do not matter: they only decide which of the rows with those
+     * key values it returns.
+     */
+    private static StatementDescription.LockingRead lockingRead(String sql) {
+        Statement statement;
+        try {
+            statement = CCJSqlParserUtil.parse(sql);
+        } catch (Exception | Error e) {
+            return null;
+        }
+        if (!(statement instanceof PlainSelect select)
+                || select.getForMode() == null
+                || !(select.getFromItem() instanceof Table table)
+                || (select.getJoins() != null && !select.getJoins().isEmpty())
+                || select.getDistinct() != null
+                || select.getGroupBy() != null
+                || select.getHaving() != null
+                || (select.getWithItemsList() != null
+                        && !select.getWithItemsList().isEmpty())
+                || select.getWhere() == null) {
+            return null;
+        }
+        StatementDescription.LockStrength strength;
+        switch (select.getForMode()) {
+            case UPDATE -> strength = StatementDescription.LockStrength.UPDATE;
+            case NO_KEY_UPDATE -> strength = StatementDescription.LockStrength.NO_KEY_UPDATE;
+            case SHARE -> strength = StatementDescription.LockStrength.SHARE;
+            case KEY_SHARE -> strength = StatementDescription.LockStrength.KEY_SHARE;
+            default -> {
+                return null;
+            }
+        }
+        String alias = table.getAlias() == null ? null : table.getAlias().getName();
+        List<Expression> conjuncts = new ArrayList<>();
+        flattenAnd(select.getWhere(), conjuncts);
+        List<KeyColumn> keys = new ArrayList<>();
+        for (Expression conjunct : conjuncts) {
+            if (conjunct instanceof EqualsTo equals) {
+                Expression left = equals.getLeftExpression();
+                Expression right = equals.getRightExpression();
+                Column column = left instanceof Column c && right instanceof JdbcParameter
+                        ? c
+                        : right instanceof Column c2 && left instanceof JdbcParameter ? c2 : null;
+                JdbcParameter parameter =
+                        left instanceof JdbcParameter p ? p : right instanceof JdbcParameter p2 ? p2 : null;
+                if (column != null && parameter != null && refersToTarget(column, table, alias)) {
+                    keys.add(new KeyColumn(fold(column.getColumnName()), parameter.getIndex() - 1));
+                }
+            }
+        }
+        return keys.isEmpty()
+                ? null
+                : new StatementDescription.LockingRead(table.getFullyQualifiedName(), List.copyOf(keys), strength);
     }
 
     /**

@@ -66,6 +66,30 @@ public final class StatementDescription {
      */
     public record ConflictAction(int setStart, int setEnd, int whereStart, int end, List<ExcludedReference> excluded) {}
 
+    /** The row lock a {@code SELECT ... FOR ...} takes on the rows it returns, as PostgreSQL names the strengths. */
+    public enum LockStrength {
+        UPDATE,
+        NO_KEY_UPDATE,
+        SHARE,
+        KEY_SHARE;
+
+        /**
+         * Whether holding this lock on a row means an UPDATE of it that changes no key column takes no further lock:
+         * such an UPDATE needs {@code FOR NO KEY UPDATE}, which {@code FOR UPDATE} includes.
+         */
+        public boolean coversNonKeyUpdate() {
+            return this == UPDATE || this == NO_KEY_UPDATE;
+        }
+    }
+
+    /**
+     * A {@code SELECT ... FROM table [alias] WHERE ... FOR UPDATE|NO KEY UPDATE|SHARE|KEY SHARE} of one table (no join,
+     * subquery, grouping or set operation): the table as written, and its top-level {@code column = ?} conjuncts. Every
+     * row it returns has those values in those columns and is locked with {@code strength} until the transaction ends
+     * (or a savepoint taken before it is rolled back to).
+     */
+    public record LockingRead(String table, List<KeyColumn> keys, LockStrength strength) {}
+
     private final String sql;
     private final Kind kind;
     private final dev.flushless.jdbc.Fallback fallback;
@@ -92,6 +116,7 @@ public final class StatementDescription {
     private final List<String> tablesRead;
     private final boolean callsSequenceFunctions;
     private final ConflictAction conflictAction;
+    private final LockingRead lockingRead;
 
     private StatementDescription(Builder b) {
         this.sql = b.sql;
@@ -121,6 +146,7 @@ public final class StatementDescription {
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
         this.conflictAction = b.conflictAction;
+        this.lockingRead = b.lockingRead;
         this.chainReason = b.chainSet
                 ? b.chainReason
                 : b.fallback != null ? b.fallback : dev.flushless.jdbc.FallbackReason.NOT_ANALYSED_FOR_CHAINING.get();
@@ -151,6 +177,11 @@ public final class StatementDescription {
      */
     public boolean callsSequenceFunctions() {
         return callsSequenceFunctions;
+    }
+
+    /** For a query that locks the rows it reads by key, what it locks ({@link LockingRead}); else {@code null}. */
+    public LockingRead lockingRead() {
+        return lockingRead;
     }
 
     /** INSERT: what happens on a unique conflict. */
@@ -321,6 +352,7 @@ public final class StatementDescription {
         private List<String> tablesRead;
         private boolean callsSequenceFunctions;
         private ConflictAction conflictAction;
+        private LockingRead lockingRead;
 
         private Builder(String sql, Kind kind) {
             this.sql = sql;
@@ -420,6 +452,11 @@ public final class StatementDescription {
         Builder tablesRead(List<String> tables, boolean callsSequenceFunctions) {
             this.tablesRead = tables;
             this.callsSequenceFunctions = callsSequenceFunctions;
+            return this;
+        }
+
+        Builder lockingRead(LockingRead read) {
+            this.lockingRead = read;
             return this;
         }
 

@@ -9,11 +9,15 @@ import java.sql.SQLException;
  *
  * <p>{@link BatchExecutor} undoes a failed attempt itself (the guard savepoint rolled back inside a transaction, its
  * own transaction rolled back around a plan of several executions, or, in autocommit, the single implicit transaction
- * gone with the error) and reports it as {@link BatchExecutor.Undone}. Then, here: the connection's catalog facts are
- * dropped (the failure may come from a table changed by another session); the caller's recovery runs, normally the
+ * gone with the error) and reports it as {@link BatchExecutor.Undone}. Then, here: the catalog facts are dropped when
+ * the failure may come from a table changed by another session ({@link #staleFacts}); the caller's recovery runs, normally the
  * application's own statements as sent, so that the application gets exactly bare pgjdbc's answer and error; and once
  * the recovery succeeded, the guard savepoint is released. When the recovery fails, the guard is left alone: the
  * failure has aborted the transaction exactly as the statement would have under bare pgjdbc.
+ *
+ * <p>An error under contention (serialization failure, deadlock, lock timeout, cancel: {@code Errors.isContention}) is
+ * never undone nor re-run: {@link BatchExecutor} raises it as it is, with the transaction aborted as bare pgjdbc's
+ * statement would have left it, and it never reaches a recovery.
  */
 public final class Attempt {
 
@@ -42,7 +46,7 @@ public final class Attempt {
         try {
             return coalesced.run();
         } catch (BatchExecutor.Undone undone) {
-            session.catalog().clear();
+            dropStaleFacts(session, undone);
             T result = recovery.afterUndo(undone);
             release(session, undone);
             return result;
@@ -58,8 +62,25 @@ public final class Attempt {
         try {
             return coalesced.run();
         } catch (BatchExecutor.Undone undone) {
-            session.catalog().clear();
+            dropStaleFacts(session, undone);
             return recovery.afterUndo(undone);
+        }
+    }
+
+    /**
+     * Whether the error of an undone attempt may come from catalog facts that went stale (a table changed by another
+     * session): a count check that failed (a trigger or rule added), or an error of the schema
+     * ({@code Errors.mayComeFromStaleCatalog}). A constraint violation or a bad value says nothing about the table's
+     * definition, and reading the facts again costs a catalog query per table.
+     */
+    public static boolean staleFacts(SQLException error) {
+        return dev.flushless.jdbc.Errors.mayComeFromStaleCatalog(error.getSQLState())
+                || String.valueOf(error.getMessage()).contains(dev.flushless.jdbc.rewrite.Rewriter.COUNT_CHECK_MARKER);
+    }
+
+    private static void dropStaleFacts(Session session, BatchExecutor.Undone undone) {
+        if (staleFacts(undone.sqlCause())) {
+            session.catalog().clear();
         }
     }
 

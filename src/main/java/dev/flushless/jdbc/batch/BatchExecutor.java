@@ -17,7 +17,8 @@ import org.postgresql.util.PSQLState;
  * in the same execution, because pgjdbc may send a Sync between two of its statements (deadlock avoidance: a result
  * whose row size has no bound, or a full receive-buffer estimate), and a Sync commits an implicit transaction. Inside an explicit transaction the plan is bracketed by a savepoint in the
  * same round trip, so that a failure can be undone and the batch re-run as sent, giving the application
- * exactly bare pgjdbc's error and update counts.
+ * exactly bare pgjdbc's error and update counts. An error under contention ({@link Errors#isContention}) is not undone:
+ * it is thrown as it is, the transaction aborted as bare pgjdbc's statement would have left it.
  */
 public final class BatchExecutor {
 
@@ -153,6 +154,17 @@ public final class BatchExecutor {
             if (Errors.isConnectionException(e.getSQLState())) {
                 throw e; // the connection is gone: nothing to undo, nothing to re-run
             }
+            if (Errors.isContention(e.getSQLState()) && !(e instanceof DecodeFailure)) {
+                // A serialization failure, deadlock, lock timeout or cancel: the application's work ends here, as under
+                // bare pgjdbc. Inside a transaction it stays aborted (nothing is rolled back to the guard: bare
+                // pgjdbc's
+                // statement would have aborted it too, and a re-run could not succeed in it); in autocommit only what
+                // this run opened itself is ended.
+                if (autocommit) {
+                    undo(connection, false, envelope, inline, e);
+                }
+                throw e;
+            }
             if (autocommit && !envelope && countMismatch) {
                 throw e; // one implicit transaction that already committed: it cannot be undone
             }
@@ -183,6 +195,113 @@ public final class BatchExecutor {
                 owners,
                 statementsSent(plan.statements().size(), autocommit),
                 roundTrips(executions.size(), autocommit));
+    }
+
+    /** How the application's statement is set up, for a query it runs after buffered writes in one round trip. */
+    public record QuerySettings(
+            int resultSetType,
+            int resultSetConcurrency,
+            int resultSetHoldability,
+            int maxRows,
+            int queryTimeoutSeconds) {}
+
+    /** A query that ran after the buffered writes: its result set, and the statement to close with it. */
+    public record QueryOutcome(ResultSet rows, Statement owner) {}
+
+    /**
+     * Runs {@code steps} (a flush of buffered writes, each binding all its own parameters) and then the application's
+     * {@code query} with {@code parameters}, in one execution inside the open transaction: {@code SAVEPOINT},
+     * the writes, {@code RELEASE SAVEPOINT}, the query. The writes thus run before the query, in the application's
+     * order, and the query's round trip carries them. Errors:
+     * <ul>
+     *   <li>under contention ({@link Errors#isContention}) the error is thrown as it is, the transaction aborted as
+     *       bare pgjdbc's statement would have left it (the writes are lost with it, as they would be there);</li>
+     *   <li>otherwise the transaction is rolled back to the savepoint: if that succeeds, the writes failed and nothing
+     *       of them or the query remains ({@link Undone}, the caller re-runs the writes as sent); if the savepoint no
+     *       longer exists, the writes succeeded and the query itself failed: its error is thrown as it is
+     *       ({@link QueryFailed}), with the transaction aborted by it as under bare pgjdbc.</li>
+     * </ul>
+     */
+    public static QueryOutcome runThenQuery(
+            Connection connection, List<Step> steps, String query, Bind[] parameters, QuerySettings settings)
+            throws SQLException, Undone {
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("runThenQuery needs an open transaction");
+        }
+        StringBuilder text =
+                new StringBuilder("SAVEPOINT ").append(GUARD_SAVEPOINT).append(";\n");
+        for (Step step : steps) {
+            text.append(step.sql()).append(";\n");
+        }
+        text.append("RELEASE SAVEPOINT ").append(GUARD_SAVEPOINT).append(";\n").append(query);
+        PreparedStatement prepared = connection.prepareStatement(
+                text.toString(),
+                settings.resultSetType(),
+                settings.resultSetConcurrency(),
+                settings.resultSetHoldability());
+        try {
+            prepared.setQueryTimeout(settings.queryTimeoutSeconds());
+            prepared.setMaxRows(settings.maxRows());
+            int index = 1;
+            for (Step step : steps) {
+                for (Bind bind : step.tail()) {
+                    bind.applyTo(prepared, index++);
+                }
+            }
+            for (Bind bind : parameters) {
+                bind.applyTo(prepared, index++);
+            }
+            prepared.execute();
+        } catch (SQLException e) {
+            closeQuietly(prepared);
+            if (Errors.isConnectionException(e.getSQLState()) || Errors.isContention(e.getSQLState())) {
+                throw e;
+            }
+            try (Statement rollback = connection.createStatement()) {
+                rollback.execute("ROLLBACK TO SAVEPOINT " + GUARD_SAVEPOINT);
+            } catch (SQLException probe) {
+                if (Errors.isConnectionException(probe.getSQLState())) {
+                    throw e;
+                }
+                throw new QueryFailed(e); // no savepoint: the writes were released, the query failed
+            }
+            throw new Undone(e, true);
+        }
+        try {
+            // past SAVEPOINT, the writes' count checks (each failed inside itself if a count was off) and RELEASE
+            prepared.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+            for (int i = 0; i < steps.size(); i++) {
+                try (ResultSet check = prepared.getResultSet()) {
+                    check.next();
+                }
+                prepared.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+            }
+            prepared.getMoreResults(Statement.KEEP_CURRENT_RESULT);
+            ResultSet rows = prepared.getResultSet();
+            if (rows == null) {
+                closeQuietly(prepared);
+                throw new org.postgresql.util.PSQLException(
+                        "No results were returned by the query.", PSQLState.NO_DATA); // pgjdbc's executeQuery error
+            }
+            return new QueryOutcome(rows, prepared);
+        } catch (SQLException e) {
+            closeQuietly(prepared);
+            throw e;
+        }
+    }
+
+    /** The query of {@link #runThenQuery} failed after the writes before it had succeeded: its error, as it is. */
+    public static final class QueryFailed extends SQLException {
+        private static final long serialVersionUID = 1L;
+
+        QueryFailed(SQLException cause) {
+            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
+        }
+
+        /** The query's own exception (pgjdbc's), to throw as bare pgjdbc would. */
+        public SQLException error() {
+            return (SQLException) getCause();
+        }
     }
 
     /**
@@ -539,9 +658,10 @@ public final class BatchExecutor {
 
     /**
      * What {@code executeBatch()} raises for {@code failure}: pgjdbc reports a connection lost during its own
-     * batch as a {@link java.sql.BatchUpdateException} carrying the failure's SQLState (class 08), the failure as
-     * next exception and cause, and {@code EXECUTE_FAILED} for every entry not known to have committed; a
-     * coalesced run failing so reached the application as the bare failure. Nothing of a coalesced batch is
+     * batch, and a server error of one of its rows, as a {@link java.sql.BatchUpdateException} carrying the failure's
+     * SQLState, the failure as next exception and cause, and {@code EXECUTE_FAILED} for every entry not known to have
+     * committed; a coalesced run lost so, or failing under contention ({@link Errors#isContention}: raised as it is,
+     * never re-run), reaches the application in that shape. Nothing of a coalesced batch is
      * known to have committed (it runs as one transaction), so every one of its {@code entries} failed.
      * Anything else is returned as it is: a BatchUpdateException already, a server error, and a connection
      * that was closed before (08003, which pgjdbc's {@code executeBatch()} raises plainly, before any batch).
@@ -549,7 +669,7 @@ public final class BatchExecutor {
     public static SQLException asBatchFailure(SQLException failure, int entries) {
         String state = failure.getSQLState();
         if (failure instanceof java.sql.BatchUpdateException
-                || !Errors.isConnectionException(state)
+                || !(Errors.isConnectionException(state) || Errors.isContention(state))
                 || PSQLState.CONNECTION_DOES_NOT_EXIST.getState().equals(state)) {
             return failure;
         }

@@ -200,8 +200,29 @@ public final class BatchPlanner {
                 : nativePlan.withNote(FallbackReason.ANTI_JOIN_NOT_APPLIED.because(antiJoin.fallbackReason()));
     }
 
-    /** One INSERT of a chain: its text (no RETURNING), its parameters in text order, and how many rows it inserts. */
+    /**
+     * One write of a chain (an INSERT, or a buffered keyed UPDATE): its text (no RETURNING), its parameters in text
+     * order, and how many rows it writes.
+     */
     public record InsertMember(String sql, List<Bind> parameters, int rows) {}
+
+    /**
+     * A buffered keyed UPDATE ({@code flushless.mode=transaction}, rows the transaction holds locked) executed with
+     * {@code rows} as chain members: the keyed join form where the rows can be joined, else the application's text once
+     * per row. Each member changes every row at most once. Pure: no I/O.
+     */
+    public static List<InsertMember> updateMembers(
+            StatementDescription update, List<Bind[]> rows, TableInfo table, SessionFacts session, int maxRows) {
+        List<InsertMember> members = KeyedPlanner.members(update, rows, table, session, maxRows);
+        if (!members.isEmpty()) {
+            return members;
+        }
+        List<InsertMember> single = new java.util.ArrayList<>(rows.size());
+        for (Bind[] row : rows) {
+            single.addAll(KeyedPlanner.members(update, List.<Bind[]>of(row), table, session, maxRows));
+        }
+        return single;
+    }
 
     /**
      * A plain {@code INSERT ... VALUES (tuple)} executed with {@code rows} as chain members of at most

@@ -93,6 +93,63 @@ final class KeyedPlanner {
                 : new BatchPlan(kind, planner.valuesSteps(waves, checks, settings.maxRowsPerStatement()), null);
     }
 
+    /**
+     * A buffered keyed UPDATE ({@code flushless.mode=transaction}) as members of a flush's CTE chain: one member per
+     * chunk of each wave (a row whose key an earlier row has goes to a later wave, so no member changes a row twice),
+     * joined to its rows as an unnested array where every value can travel in one, else to a VALUES list; each member
+     * is an UPDATE without RETURNING (the chain adds it and checks the count). The application's own text for a single
+     * row. Empty when the rows cannot be joined (a type not modelled): the caller then sends each row as its own member.
+     */
+    static List<BatchPlanner.InsertMember> members(
+            StatementDescription dml, List<Bind[]> rows, TableInfo table, SessionFacts session, int maxRows) {
+        int perRow = dml.parameterCount();
+        if (rows.size() == 1) {
+            return List.of(new BatchPlanner.InsertMember(
+                    dml.sql().substring(0, dml.textEnd()),
+                    java.util.Arrays.asList(rows.get(0)).subList(0, perRow),
+                    1));
+        }
+        if (!session.known() || !session.standardConformingStrings()) {
+            return List.of();
+        }
+        KeyedPlanner planner = new KeyedPlanner(dml, rows, table, session);
+        Object[] rowKeys = new Object[rows.size()];
+        Fallback problem = PlanChecks.first(
+                () -> PlanChecks.reservedColumn(table),
+                planner::setColumnsProblem,
+                planner::keyColumnsProblem,
+                planner::castsProblem,
+                () -> planner.rowKeysProblem(rowKeys));
+        if (problem != null) {
+            return List.of();
+        }
+        List<BatchPlanner.InsertMember> members = new ArrayList<>();
+        boolean[] nativeArrays = Casts.nativeArrays(rows, planner.casts);
+        String unnestSql = Rewriter.keyedMemberUnnest(dml, planner.casts, nativeArrays);
+        for (List<Integer> wave : waves(rowKeys)) {
+            for (int[] chunk : RowGroups.chunks(wave, RowGroups.rowsPerStatement(maxRows, perRow, 0))) {
+                Object[][] arrays = chunk.length >= UNNEST_MIN_ROWS
+                        ? Casts.encodeArrays(rows, chunk, planner.casts, nativeArrays)
+                        : null;
+                List<Bind> parameters = new ArrayList<>();
+                String sql;
+                if (arrays != null) {
+                    for (Object[] array : arrays) {
+                        parameters.add(Bind.ofEncodedArray(array));
+                    }
+                    sql = unnestSql;
+                } else {
+                    for (int r : chunk) {
+                        parameters.addAll(java.util.Arrays.asList(rows.get(r)).subList(0, perRow));
+                    }
+                    sql = Rewriter.keyedMember(dml, chunk.length, planner.casts);
+                }
+                members.add(new BatchPlanner.InsertMember(sql, parameters, chunk.length));
+            }
+        }
+        return members;
+    }
+
     /** Finds the SET columns of the parameters assigned to them. */
     private Fallback setColumnsProblem() {
         for (Assignment assignment : dml.assignments()) {

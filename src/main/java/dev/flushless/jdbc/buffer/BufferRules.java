@@ -108,6 +108,107 @@ public final class BufferRules {
         return null;
     }
 
+    /** Functions whose value depends on when (or how often) a statement runs; an UPDATE calling them is not buffered. */
+    private static final List<String> TIME_OR_SEQUENCE_FUNCTIONS = List.of(
+            "clock_timestamp", "statement_timestamp", "timeofday", "nextval", "currval", "lastval", "setval", "random");
+
+    /**
+     * Why {@code row} of {@code update} cannot be buffered, or {@code null}: its update count must be known in advance
+     * and sending it later must not change what it does or what it waits for. That holds for an UPDATE of one row that
+     * the transaction holds locked ({@code locks}) at a strength covering the UPDATE:
+     * <ul>
+     *   <li>one UPDATE without RETURNING whose WHERE clause is only {@code column = ?} conjuncts, covering an enforced
+     *       unique key (valid, not partial, immediate) of a table without inheritance children, with every parameter
+     *       set and no key value NULL: it matches at most one row;</li>
+     *   <li>a locking read of this transaction returned that row by the same values (bound alike), at
+     *       {@code FOR UPDATE} or {@code FOR NO KEY UPDATE}: the row exists, matches, and nobody else can change,
+     *       delete or lock it against this UPDATE until the transaction ends, so the count is 1 and the UPDATE takes no
+     *       lock the transaction does not hold (PostgreSQL's row locks);</li>
+     *   <li>it sets no column of a unique key (a changed key takes new index entries, which can wait for other
+     *       transactions, and a stronger row lock) and no column of a foreign key either way (a foreign-key check
+     *       locks the referenced row);</li>
+     *   <li>the table has no triggers, rules or row-level security (even with {@code flushless.trustTriggers}: a
+     *       trigger or policy can change the count), no unique index on an expression nor exclusion constraint;</li>
+     *   <li>its SET list calls nothing whose value depends on when it runs ({@code clock_timestamp},
+     *       {@code statement_timestamp}, {@code random}) or that draws from a sequence.</li>
+     * </ul>
+     * An error it raises when sent (a CHECK constraint, a value out of range) surfaces later, as with a buffered
+     * INSERT (documented deviation 1).
+     */
+    public static String whyNotBufferableUpdate(
+            StatementDescription update, Bind[] row, TableInfo table, LockedRows locks) {
+        if (update.kind() != StatementDescription.Kind.UPDATE) {
+            return "not an UPDATE";
+        }
+        if (!update.isSingleStatement() || !update.isCoalescable()) {
+            return "not a single keyed UPDATE";
+        }
+        if (update.hasReturning()) {
+            return "RETURNING: its rows are read";
+        }
+        int parameters = update.parameterCount();
+        if (row == null || row.length < parameters) {
+            return "a parameter is not set";
+        }
+        for (int p = 0; p < parameters; p++) {
+            if (row[p] == null) {
+                return "a parameter is not set";
+            }
+        }
+        String lower = update.sql().toLowerCase(java.util.Locale.ROOT);
+        for (String function : TIME_OR_SEQUENCE_FUNCTIONS) {
+            if (lower.contains(function)) {
+                return "it calls " + function;
+            }
+        }
+        if (table.kindProblem() != null || table.userCode() != null || table.uniquenessNotModelled() != null) {
+            return "the table is not a plain table without triggers, rules, row-level security or unmodelled uniqueness";
+        }
+        List<String> keyColumns = new java.util.ArrayList<>();
+        for (StatementDescription.KeyColumn key : update.keys()) {
+            if (row[key.parameter()].isNull()) {
+                return "a key value is NULL";
+            }
+            keyColumns.add(key.column());
+        }
+        if (!table.atMostOneRow(keyColumns)) {
+            return "the WHERE columns do not cover an enforced unique key";
+        }
+        List<String> set = new java.util.ArrayList<>();
+        for (StatementDescription.Assignment assignment : update.assignments()) {
+            set.add(assignment.column());
+        }
+        if (!table.uniqueKeysTouching(set).isEmpty()) {
+            return "it sets a column of a unique key";
+        }
+        for (dev.flushless.jdbc.session.TableCatalog.ForeignKey fk : table.references()) {
+            if (fk.columns().stream().anyMatch(set::contains)) {
+                return "it sets a column of a foreign key";
+            }
+        }
+        for (dev.flushless.jdbc.session.TableCatalog.ForeignKey fk : table.referencedBy()) {
+            if (fk.columns().stream().anyMatch(set::contains)) {
+                return "it sets a column another table's foreign key references";
+            }
+        }
+        if (!locks.holdsForUpdate(table.oid(), keyValues(update.keys(), row))) {
+            return "the row is not locked by this transaction";
+        }
+        return null;
+    }
+
+    /** The key values of {@code row}: column to bind identity ({@code null} or NULL binds skipped). */
+    public static java.util.Map<String, Object> keyValues(List<StatementDescription.KeyColumn> keys, Bind[] row) {
+        java.util.Map<String, Object> values = new java.util.HashMap<>();
+        for (StatementDescription.KeyColumn key : keys) {
+            Bind bind = key.parameter() < row.length ? row[key.parameter()] : null;
+            if (bind != null && !bind.isNull()) {
+                values.put(key.column(), bind.identity());
+            }
+        }
+        return values;
+    }
+
     /**
      * Whether the statement {@code statement} (whose text begins with a statement of kind {@code lead}) must send a
      * non-empty {@code buffer} before it runs, and why. A read goes ahead only when the analysis proves what it reads:

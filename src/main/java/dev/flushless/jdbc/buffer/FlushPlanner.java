@@ -14,7 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Turns a transaction's buffered INSERTs into as few statements as the grouping rules allow (pure: no I/O).
+ * Turns a transaction's buffered writes (INSERTs, and UPDATEs of rows it holds locked) into as few statements as the
+ * grouping rules allow (pure: no I/O).
  * Consecutive executions of one SQL text become one multi-row member; members go into one CTE-chained
  * statement until a member writes a table the statement already writes (PostgreSQL gives no order among a
  * statement's parts, so a table written twice starts a new statement, which keeps its rows, and the ids its
@@ -47,8 +48,10 @@ public final class FlushPlanner {
                 next++;
             }
             i = next;
-            for (InsertMember member :
-                    BatchPlanner.insertMembers(first.statement(), rows, first.table(), session, maxRowsPerStatement)) {
+            List<InsertMember> members = first.statement().kind() == StatementDescription.Kind.UPDATE
+                    ? BatchPlanner.updateMembers(first.statement(), rows, first.table(), session, maxRowsPerStatement)
+                    : BatchPlanner.insertMembers(first.statement(), rows, first.table(), session, maxRowsPerStatement);
+            for (InsertMember member : members) {
                 boolean tableTaken = tables.stream().anyMatch(t -> t.overlaps(first.table()));
                 long size =
                         parameters.size() + counts.size() + member.parameters().size() + 1;

@@ -46,6 +46,8 @@ public final class TransactionBuffering {
     private final Session session;
     private final boolean enabled;
     private final TransactionBuffer buffer = new TransactionBuffer();
+    /** Rows the open transaction holds locked, by key ({@link LockedRows}); their keyed UPDATEs can be buffered. */
+    private final LockedRows locked = new LockedRows();
     /** What {@code getAutoCommit()} tells the application; pgjdbc's own setting lags until something is sent. */
     private boolean autoCommit = true;
     /** Set when a flush found a count other than the acknowledged one: the transaction can only roll back. */
@@ -124,6 +126,7 @@ public final class TransactionBuffering {
      */
     public void rolledBackTo(java.sql.Savepoint savepoint) {
         session.stats().transactionControl();
+        locked.forget(); // the locks taken after the savepoint are gone
         int index = savepoints.indexOf(savepoint);
         if (index >= 0) {
             savepoints.subList(index + 1, savepoints.size()).clear();
@@ -146,6 +149,7 @@ public final class TransactionBuffering {
     private void transactionEnded() {
         savepoints.clear();
         savepointText = false;
+        locked.forget();
     }
 
     /** SQL text the application sends through a Statement: a {@code SAVEPOINT} among it opens an untracked scope. */
@@ -197,6 +201,82 @@ public final class TransactionBuffering {
             return null;
         }
         return transactionFailed(delegate()) ? null : writableTable(statement);
+    }
+
+    /**
+     * The table of a keyed UPDATE whose {@code rows} may all be buffered ({@link BufferRules#whyNotBufferableUpdate}:
+     * each updates one row the transaction holds locked, so its count, 1, is known), else {@code null}.
+     */
+    public TableInfo bufferableUpdate(StatementDescription statement, List<Bind[]> rows) throws SQLException {
+        if (!buffering()
+                || failed != null
+                || locked.isEmpty()
+                || statement.kind() != StatementDescription.Kind.UPDATE
+                || !statement.isCoalescable()
+                || transactionFailed(delegate())) {
+            return null;
+        }
+        Connection delegate = delegate();
+        if (delegate.isClosed() || delegate.isReadOnly()) {
+            return null;
+        }
+        TableInfo table;
+        try {
+            table = session.catalog().lookup(delegate, statement.targetTable());
+        } catch (SQLException e) {
+            return null;
+        }
+        for (Bind[] row : rows) {
+            if (BufferRules.whyNotBufferableUpdate(statement, row, table, locked) != null) {
+                return null;
+            }
+        }
+        return table;
+    }
+
+    /**
+     * After a query ran as sent: a locking read of one table by key ({@link StatementDescription#lockingRead}) that
+     * returned its row adds the row to the rows the transaction holds locked. Only while writes may be buffered (no
+     * savepoint open: a rollback to it would release the lock).
+     *
+     * @param row the query's parameters as the application set them
+     * @param rows its result, positioned before its first row
+     */
+    public void queried(StatementDescription query, Bind[] row, java.sql.ResultSet rows) throws SQLException {
+        StatementDescription.LockingRead read = query.lockingRead();
+        if (read == null || row == null || rows == null || !buffering() || failed != null) {
+            return;
+        }
+        java.util.Map<String, Object> values = BufferRules.keyValues(read.keys(), row);
+        if (values.size() != read.keys().size() || !rows.isBeforeFirst()) {
+            return; // a key value unset or NULL (it matches nothing), or no row returned
+        }
+        TableInfo table;
+        try {
+            table = session.catalog().lookup(delegate(), read.table());
+        } catch (SQLException e) {
+            return;
+        }
+        if (table.kindProblem() == null && table.family().length == 1) {
+            locked.locked(table.oid(), values, read.strength());
+        }
+    }
+
+    /**
+     * Before a statement runs as sent in the transaction: unless it is a read that changes nothing (a plain read, or
+     * a locking read), it might delete a locked row or change its key, so the locks known are forgotten.
+     */
+    private void forgetLocksUnlessRead(String sql) {
+        if (locked.isEmpty()) {
+            return;
+        }
+        if (dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql) == StatementDescription.Kind.SELECT) {
+            StatementDescription query = session.analyzer().describe(sql);
+            if (query.tablesRead() != null || query.lockingRead() != null) {
+                return;
+            }
+        }
+        locked.forget();
     }
 
     /**
@@ -253,6 +333,15 @@ public final class TransactionBuffering {
             StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement, boolean batch)
             throws SQLException {
         BufferedWrite write = new BufferedWrite(statement, table, rows, plainStatement, batch);
+        if (statement.kind() == StatementDescription.Kind.UPDATE) {
+            List<String> set = new ArrayList<>();
+            for (StatementDescription.Assignment assignment : statement.assignments()) {
+                set.add(assignment.column());
+            }
+            for (Bind[] row : rows) {
+                locked.updated(table.oid(), BufferRules.keyValues(statement.keys(), row), set);
+            }
+        }
         long maxRows = session.config().maxBufferedRows();
         long maxBytes = session.config().maxBufferedBytes();
         String when = "when the buffer reached flushless.maxBufferedRows or flushless.maxBufferedBytes";
@@ -334,11 +423,56 @@ public final class TransactionBuffering {
             return;
         }
         checkNotFailed();
+        forgetLocksUnlessRead(sql);
         if (!buffer.isEmpty() && mustFlushBefore(sql)) {
             flush("before the statement " + abbreviate(sql));
         }
         noteText(sql);
         beginServerTransaction();
+    }
+
+    /**
+     * Runs the application's {@code query} ({@code parameters} bound as it set them) with the buffered writes sent
+     * ahead of it in its own round trip, when the query must send them first ({@link #mustFlushBefore}): a read of a
+     * table they wrote, a locking read, a read the analysis cannot bound. The writes still run before the query, in the
+     * application's order, so it sees them and takes its locks after theirs, as under bare pgjdbc; only the round trip
+     * of their own is saved. Returns {@code null} when nothing needs to go first (or the query cannot carry them); the
+     * caller then runs it as sent. See {@link BatchExecutor#runThenQuery} for errors.
+     */
+    public BatchExecutor.QueryOutcome query(
+            String sql, StatementDescription query, Bind[] parameters, BatchExecutor.QuerySettings settings)
+            throws SQLException {
+        if (!active()) {
+            return null;
+        }
+        checkNotFailed();
+        forgetLocksUnlessRead(sql);
+        if (buffer.isEmpty() || !mustFlushBefore(sql)) {
+            return null;
+        }
+        List<BufferedWrite> writes = buffer.take();
+        beginServerTransaction();
+        List<Step> steps = plan(writes);
+        String text = sql.substring(0, query.textEnd());
+        long start = System.nanoTime();
+        try {
+            BatchExecutor.QueryOutcome outcome = Attempt.run(
+                    session,
+                    () -> BatchExecutor.runThenQuery(delegate(), steps, text, parameters, settings),
+                    undone -> {
+                        afterUndone(undone, writes, "before the statement " + abbreviate(sql));
+                        return null; // the writes ran as sent; the query runs as sent after this returns
+                    });
+            if (outcome != null) {
+                counted(writes, steps.size(), steps.size() + 2, 0, System.nanoTime() - start);
+                session.stats().executed(false);
+            }
+            return outcome;
+        } catch (BatchExecutor.QueryFailed failed) {
+            counted(writes, steps.size(), steps.size() + 2, 0, System.nanoTime() - start);
+            session.stats().executed(false);
+            throw failed.error();
+        }
     }
 
     /**
@@ -371,6 +505,7 @@ public final class TransactionBuffering {
             return;
         }
         checkNotFailed();
+        locked.forget(); // a Statement batch, unwrap or close: what runs next is not followed
         flush("before " + call);
         if (begin) {
             beginServerTransaction();
@@ -478,6 +613,7 @@ public final class TransactionBuffering {
             return null;
         }
         checkNotFailed();
+        locked.forget(); // a coalesced write follows
         beginServerTransaction();
         if (buffer.isEmpty()) {
             return null;
@@ -535,11 +671,34 @@ public final class TransactionBuffering {
     public long rideAlong(String sql, Bind[] row, int queryTimeoutSeconds, boolean batch) throws SQLException {
         StatementDescription statement = session.analyzer().describe(sql);
         int parameters = statement.parameterCount();
+        locked.forget(); // the write rides along as sent
         List<BufferedWrite> writes = buffer.take();
         beginServerTransaction();
         List<Step> steps = FlushPlanner.withRider(plan(writes), sql, statement);
         Bind[] bound = row == null ? new Bind[0] : row;
         long start = System.nanoTime();
+        try {
+            return rideAlong(writes, steps, sql, bound, parameters, row == null, batch, queryTimeoutSeconds, start);
+        } catch (SQLException e) {
+            // under contention the error is raised as it is (nothing re-runs); a batch of one row gets pgjdbc's batch
+            // shape
+            throw batch && dev.flushless.jdbc.Errors.isContention(e.getSQLState())
+                    ? BatchExecutor.asBatchFailure(e, 1)
+                    : e;
+        }
+    }
+
+    private long rideAlong(
+            List<BufferedWrite> writes,
+            List<Step> steps,
+            String sql,
+            Bind[] bound,
+            int parameters,
+            boolean plainStatement,
+            boolean batch,
+            int queryTimeoutSeconds,
+            long start)
+            throws SQLException {
         return Attempt.run(
                 session,
                 () -> {
@@ -556,7 +715,7 @@ public final class TransactionBuffering {
                 undone -> {
                     afterUndone(undone, writes, "with the statement " + abbreviate(sql));
                     // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
-                    return runAsSent(sql, bound, parameters, row == null, batch, queryTimeoutSeconds);
+                    return runAsSent(sql, bound, parameters, plainStatement, batch, queryTimeoutSeconds);
                 });
     }
 

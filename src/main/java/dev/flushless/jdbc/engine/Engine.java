@@ -87,7 +87,7 @@ public final class Engine implements Session {
     private final Connection delegate;
     private final FlushlessConfig config;
     private final FlushlessStats stats = FlushlessStats.forConnection();
-    private final TableCatalog catalog = new TableCatalog();
+    private final TableCatalog catalog;
     private final SqlAnalyzer analyzer;
     private final ServerFacts server;
     /** {@code flushless.minBatchRows} on this server, read once: the size rule asks it for every batch. */
@@ -106,12 +106,31 @@ public final class Engine implements Session {
         this.analyzer = analyzer(config);
         this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
         this.server = ServerFacts.of(delegate);
+        this.catalog = catalogOf(delegate, config.catalogCacheSeconds());
         this.minBatchRows = config.minBatchRows(server.yugabyte());
         this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts(delegate);
         if (followerReads != null && delegate.isReadOnly()) {
             followerReads.readOnlyChanged(delegate, true);
         }
+    }
+
+    /**
+     * The catalog facts of a pgjdbc connection, shared with every connection of the driver that was opened with the
+     * same pgjdbc URL (host, port, database, {@code currentSchema}, {@code options}) and user: their sessions start
+     * alike and resolve table names alike ({@link TableCatalog#shared}). A connection of another driver keeps its
+     * own.
+     */
+    private static TableCatalog catalogOf(Connection delegate, int maxAgeSeconds) {
+        try {
+            if (delegate.isWrapperFor(org.postgresql.PGConnection.class)) {
+                java.sql.DatabaseMetaData meta = delegate.getMetaData(); // pgjdbc answers both without a round trip
+                return TableCatalog.shared(meta.getURL() + '\u0000' + meta.getUserName(), maxAgeSeconds);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // fall through: facts of its own
+        }
+        return new TableCatalog();
     }
 
     private static boolean pgjdbcRewritesInserts(Connection delegate) {
@@ -257,11 +276,97 @@ public final class Engine implements Session {
                 || kind == StatementDescription.Kind.OTHER;
     }
 
-    /** After DDL or a session change: the cached catalog facts and the session fingerprint are read again. */
-    public void invalidateAfter(StatementDescription.Kind kind) {
-        if (invalidatesCatalog(kind)) {
+    /**
+     * DDL words after which a table's facts (columns, triggers, rules, keys, ...) may differ: {@code CREATE},
+     * {@code ALTER}, {@code DROP}, {@code SECURITY LABEL}, {@code IMPORT}; statements of unknown kind ({@code DO},
+     * {@code CALL}, ...) may run any of them. {@code TRUNCATE}, {@code LOCK}, {@code VACUUM}, {@code GRANT} and the
+     * like change no fact the driver reads.
+     */
+    static boolean mayChangeSchema(StatementDescription.Kind kind, String sql) {
+        if (kind == StatementDescription.Kind.OTHER) {
+            return true;
+        }
+        if (kind != StatementDescription.Kind.DDL) {
+            return false;
+        }
+        switch (SqlAnalyzer.leadingWord(sql)) {
+            case "create":
+            case "alter":
+            case "drop":
+            case "security":
+            case "import":
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Session statements after which this connection resolves table names otherwise than a fresh one: a
+     * {@code search_path} or role change, {@code RESET}/{@code DISCARD} (which may undo one), and DDL that creates a
+     * temporary object (a temporary table hides a table of the same name for this session only).
+     */
+    static boolean leavesSharedNames(StatementDescription.Kind kind, String sql) {
+        String lower = sql.toLowerCase(java.util.Locale.ROOT);
+        if (kind == StatementDescription.Kind.SESSION) {
+            return !SqlAnalyzer.leadingWord(sql).equals("set")
+                    || lower.contains("search_path")
+                    || lower.contains("role")
+                    || lower.contains("authorization")
+                    || lower.contains("schema");
+        }
+        return kind == StatementDescription.Kind.DDL && lower.contains("temp");
+    }
+
+    /** A schema change of this connection whose transaction has not ended yet (see {@link #settleSchemaChange}). */
+    private boolean schemaChanging;
+
+    /**
+     * Before the application's {@code sql} of {@code kind} runs: after DDL or a statement that may run DDL, the catalog
+     * facts shared with other connections are dropped now and again once the statement's transaction ended (what other
+     * connections read meanwhile may predate the change), and this connection keeps what it reads to itself until then;
+     * after a session change, the session fingerprint is read again, and a connection whose table names now resolve
+     * otherwise keeps facts of its own from now on.
+     */
+    public void invalidateAfter(StatementDescription.Kind kind, String sql) {
+        settleSchemaChange();
+        if (!invalidatesCatalog(kind)) {
+            return;
+        }
+        sessionChanged();
+        if (leavesSharedNames(kind, sql)) {
+            catalog.detach();
+        }
+        if (mayChangeSchema(kind, sql)) {
             catalog.clear();
-            sessionChanged();
+            catalog.isolate();
+            schemaChanging = true;
+        }
+    }
+
+    /**
+     * Ends a schema change once its transaction has ended: in autocommit at the next call after the statement, else at
+     * {@link #transactionEnded}.
+     */
+    private void settleSchemaChange() {
+        if (schemaChanging) {
+            boolean autoCommit;
+            try {
+                autoCommit = transactions.getAutoCommit();
+            } catch (SQLException e) {
+                autoCommit = true; // a closed connection: its change, if any, has ended
+            }
+            if (autoCommit) {
+                transactionEnded();
+            }
+        }
+    }
+
+    /** The application's transaction ended (commit, rollback, close): a schema change of it is now visible, or gone. */
+    public void transactionEnded() {
+        if (schemaChanging) {
+            schemaChanging = false;
+            catalog.rejoin();
         }
     }
 
@@ -271,13 +376,88 @@ public final class Engine implements Session {
      */
     public void beforeAsSent(String sql, StatementDescription.Kind kind) throws SQLException {
         transactions.beforeServerStatement(sql);
-        invalidateAfter(kind);
+        invalidateAfter(kind, sql);
         stats.executed(kind.isWrite());
+    }
+
+    /**
+     * Whether a PreparedStatement of {@code kind} records its parameters: writes on a rewriting connection (for
+     * batches and routes), and in {@code mode=transaction} queries too (a locking read's key values tell which rows the
+     * transaction holds locked).
+     */
+    public boolean recordsParameters(StatementDescription.Kind kind) {
+        return rewriting()
+                && (kind.isWrite()
+                        || kind == StatementDescription.Kind.SELECT
+                                && config.mode() == FlushlessConfig.Mode.TRANSACTION);
+    }
+
+    /**
+     * In {@code mode=transaction}, runs the application's query with the writes it must send first in the same round
+     * trip ({@link TransactionBuffering#query}); {@code null} when it runs as sent. Only for a single statement whose
+     * parameters were all recorded ({@code parameters}, {@code null} for a plain Statement's text, which then must hold no
+     * {@code ?}) on a statement whose result set is forward-only and read-only, fetched whole (no fetch size) and not
+     * cut by a maximum field size: what a multi-statement execution gives the same way.
+     *
+     * @param statement the application's pgjdbc statement, whose settings the execution copies
+     */
+    public BatchExecutor.QueryOutcome queryRidingAlong(String sql, Bind[] parameters, Statement statement)
+            throws SQLException {
+        if (!transactions.hasBuffered() || SqlAnalyzer.leadingKind(sql) != StatementDescription.Kind.SELECT) {
+            return null;
+        }
+        StatementDescription query = analyzer.describe(sql);
+        if (!query.isSingleStatement()
+                || statement.getFetchSize() != 0
+                || statement.getMaxFieldSize() != 0
+                || statement.getResultSetType() != ResultSet.TYPE_FORWARD_ONLY
+                || statement.getResultSetConcurrency() != ResultSet.CONCUR_READ_ONLY) {
+            return null;
+        }
+        Bind[] bound;
+        if (parameters == null) {
+            if (sql.indexOf('?') >= 0) {
+                return null; // a ? in a plain Statement's text is an operator, not a parameter
+            }
+            bound = new Bind[0];
+        } else {
+            int count = query.parameterCount();
+            if (parameters.length < count) {
+                return null;
+            }
+            bound = Arrays.copyOf(parameters, count);
+            for (Bind bind : bound) {
+                if (bind == null) {
+                    return null; // pgjdbc reports an unset parameter itself
+                }
+            }
+        }
+        BatchExecutor.QueryOutcome outcome = transactions.query(
+                sql,
+                query,
+                bound,
+                new BatchExecutor.QuerySettings(
+                        statement.getResultSetType(),
+                        statement.getResultSetConcurrency(),
+                        statement.getResultSetHoldability(),
+                        statement.getMaxRows(),
+                        statement.getQueryTimeout()));
+        if (outcome != null) {
+            queried(query, bound, outcome.rows());
+        }
+        return outcome;
+    }
+
+    /** After a query ran as sent with {@code parameters}: see {@link TransactionBuffering#queried}. */
+    public void queried(StatementDescription query, Bind[] parameters, ResultSet rows) throws SQLException {
+        if (query.lockingRead() != null && transactions.active()) {
+            transactions.queried(query, parameters, rows);
+        }
     }
 
     /** After SQL that ran through a plain Statement's batch: DDL among it drops the cached catalog facts. */
     public void afterText(String sql) {
-        invalidateAfter(SqlAnalyzer.leadingKind(sql));
+        invalidateAfter(SqlAnalyzer.leadingKind(sql), sql);
     }
 
     // ---- single executions ----
@@ -303,6 +483,7 @@ public final class Engine implements Session {
      */
     public Decision route(String sql, StatementDescription.Kind kind, Bind[] row, boolean keysRequested)
             throws SQLException {
+        settleSchemaChange();
         if (keysRequested) {
             return Decision.AS_SENT;
         }
@@ -318,6 +499,13 @@ public final class Engine implements Session {
                     if (table != null) {
                         return new Decision(Route.BUFFER, insert, table);
                     }
+                }
+            }
+            if (kind == StatementDescription.Kind.UPDATE && row != null) {
+                StatementDescription update = analyzer.describe(sql);
+                TableInfo table = transactions.bufferableUpdate(update, List.<Bind[]>of(row));
+                if (table != null) {
+                    return new Decision(Route.BUFFER, update, table);
                 }
             }
             if (transactions.rideable(sql, row)) {
@@ -450,6 +638,7 @@ public final class Engine implements Session {
      * Runs the recorded {@code rows} of {@code batch}: buffered, ridden along, coalesced, or as sent.
      */
     public BatchResult batch(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
+        settleSchemaChange();
         String sql = batch.sql();
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         boolean keys = batch.keyColumns() != null;
@@ -467,6 +656,15 @@ public final class Engine implements Session {
             long[] counts = new long[rows.size()];
             Arrays.fill(counts, 1);
             return new BatchResult(Route.BUFFER, counts, null);
+        }
+        if (kind == StatementDescription.Kind.UPDATE && !keys && transactions.active()) {
+            TableInfo table = transactions.bufferableUpdate(batch.description(), rows);
+            if (table != null) { // every row updates one row the transaction holds locked: its count is 1
+                transactions.buffer(batch.description(), table, rows, false, true);
+                long[] counts = new long[rows.size()];
+                Arrays.fill(counts, 1);
+                return new BatchResult(Route.BUFFER, counts, null);
+            }
         }
         if (rows.size() == 1 && !keys && transactions.active() && transactions.rideable(sql, rows.get(0))) {
             long count = transactions.rideAlong(sql, rows.get(0), batch.queryTimeoutSeconds(), true);
@@ -723,6 +921,7 @@ public final class Engine implements Session {
      * ({@code mode=transaction}), else as CTE chains ({@link StatementBatchPlanner}), else as sent.
      */
     public BatchResult textBatch(TextBatch batch, List<String> texts) throws SQLException {
+        settleSchemaChange();
         if (transactions.active()) {
             texts.forEach(transactions::noteText);
             long[] counts = bufferTexts(texts);

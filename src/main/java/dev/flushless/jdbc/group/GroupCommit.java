@@ -576,6 +576,21 @@ public final class GroupCommit {
             return false; // only one statement is one implicit transaction
         }
         long start = System.nanoTime();
+        try {
+            return runGroup(session, leader, plan, rows, start);
+        } catch (SQLException e) {
+            if (Errors.isContention(e.getSQLState())) {
+                // The grouped statement is the driver's, its members independent autocommit INSERTs: a deadlock between
+                // two groups' unique keys, or a timeout of the shared statement, is no member's own error. Its implicit
+                // transaction rolled back; every member runs its own INSERT alone, as under bare pgjdbc.
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private static boolean runGroup(Session session, Member leader, BatchPlan plan, List<Bind[]> rows, long start)
+            throws SQLException {
         return Attempt.run(
                 session,
                 () -> {

@@ -326,6 +326,24 @@ public final class Rewriter {
         return out.append(sql, position, dml.textEnd()).toString();
     }
 
+    /**
+     * A keyed UPDATE of {@code rows} rows joined to a VALUES list, without RETURNING: a member of a flush's CTE chain
+     * ({@link #insertChain} adds {@code RETURNING 1} and checks its count).
+     */
+    public static String keyedMember(StatementDescription dml, int rows, String[] casts) {
+        return keyedWithoutReturning(dml, valuesRows(rows, casts));
+    }
+
+    /** {@link #keyedMember} joined to unnested arrays (one SQL text for any row count). */
+    public static String keyedMemberUnnest(StatementDescription dml, String[] casts, boolean[] nativeArrays) {
+        return keyedWithoutReturning(dml, " " + unnestRows(casts, nativeArrays) + " ");
+    }
+
+    private static String keyedWithoutReturning(StatementDescription dml, String rowsTable) {
+        String sql = keyed(dml, rowsTable);
+        return sql.substring(0, sql.lastIndexOf(" RETURNING "));
+    }
+
     /** UPDATE ... FROM rows / DELETE ... USING rows, parameters replaced by the rows' columns, RETURNING ordinals. */
     private static String keyed(StatementDescription dml, String rowsTable) {
         String sql = dml.sql();

@@ -15,8 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What one connection knows about the tables its batches write: whether a table is a plain table without
  * triggers, rules or row-level security (a "barrier" otherwise), and its columns' types. Read from the
- * catalog once per table and cached for the connection; {@link #clear()} drops it after DDL or a session
- * change (e.g. {@code search_path}) through the connection.
+ * catalog once per table and cached for every connection of the driver that starts the same session ({@link #shared});
+ * {@link #clear()} drops it after DDL through any of them, and a connection whose session changes how names resolve
+ * (e.g. {@code search_path}) {@link #detach}es.
  *
  * <p>Why barriers: a trigger, rule or row-level security policy can skip or redirect rows and read or write
  * other tables, so a statement's effect is no longer the sum of its rows' effects (a BEFORE trigger that
@@ -267,25 +268,27 @@ public final class TableCatalog {
             + " tree(relid) AS (SELECT oid FROM target WHERE oid IS NOT NULL"
             + "   UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN tree ON i.inhparent = tree.relid),"
             + " up(relid) AS (SELECT relid FROM tree"
-            + "   UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid)"
+            + "   UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.relid),"
+            // the family as one array, so that each catalog below is read through its index on the table's oid
+            + " fam AS (SELECT array_agg(relid::oid) AS f FROM tree)"
             + " SELECT c.oid::bigint, c.relkind::text,"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN"
-            + "          (SELECT relid FROM tree) AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_trigger tg WHERE tg.tgrelid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid = ANY((SELECT f FROM fam)::oid[])"
+            + "          AND (fk.confdeltype NOT IN ('a', 'r') OR fk.confupdtype NOT IN ('a', 'r'))),"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_trigger tg WHERE tg.tgrelid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND NOT tg.tgisinternal),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND pc.relhasrules),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND pc.relrowsecurity),"
             + "  a.attname, a.atttypid::int, pg_catalog.format_type(a.atttypid, NULL),"
             // collisdeterministic is PostgreSQL 12+ (YugabyteDB releases based on PostgreSQL 11 lack it: all
             // deterministic)
-            + "  coalesce((SELECT (to_jsonb(co) ->> 'collisdeterministic')::boolean FROM pg_catalog.pg_collation co"
-            + "            WHERE co.oid = a.attcollation), true),"
+            + "  a.attcollation IN (0, 100) OR coalesce((SELECT (to_jsonb(co) ->> 'collisdeterministic')::boolean"
+            + "            FROM pg_catalog.pg_collation co WHERE co.oid = a.attcollation), true),"
             + "  (SELECT array_agg(relid::bigint) FROM tree),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_attribute ia WHERE ia.attrelid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_attribute ia WHERE ia.attrelid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND ia.attnum > 0 AND NOT ia.attisdropped AND ia.attidentity <> '')"
-            + "  OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid IN (SELECT relid FROM tree)"
+            + "  OR EXISTS (SELECT 1 FROM pg_catalog.pg_attrdef ad WHERE ad.adrelid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND " + DRAWS_FROM_SEQUENCE + "),"
             + "  a.atttypmod,"
             // unique indexes on plain columns of the table and its descendants: 'N' (NULLS NOT DISTINCT) or 'D', 'E'
@@ -293,24 +296,24 @@ public final class TableCatalog {
             // each after a U+001F
             + "  ARRAY(SELECT DISTINCT CASE WHEN coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false)"
             + "        THEN 'N' ELSE 'D' END || CASE WHEN i.indisvalid AND i.indimmediate AND i.indpred IS NULL"
-            + "        AND i.indrelid = c.oid THEN 'E' ELSE '-' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
+            + "        AND i.indrelid = (SELECT oid FROM target) THEN 'E' ELSE '-' END || (SELECT string_agg(chr(31) || ia.attname, '' ORDER BY k.n)"
             + "          FROM unnest((i.indkey::int2[])[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)"
             + "          JOIN pg_catalog.pg_attribute ia ON ia.attrelid = i.indrelid AND ia.attnum = k.attnum)"
-            + "        FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree) AND i.indisunique"
+            + "        FROM pg_catalog.pg_index i WHERE i.indrelid = ANY((SELECT f FROM fam)::oid[]) AND i.indisunique"
             + "        AND i.indexprs IS NULL),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND i.indisunique AND i.indexprs IS NOT NULL),"
-            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint x WHERE x.conrelid IN (SELECT relid FROM tree)"
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint x WHERE x.conrelid = ANY((SELECT f FROM fam)::oid[])"
             + "          AND x.contype = 'x'),"
             // the tables whose rows a write to this one can change (its family and their ancestors), then its foreign
             // keys each way: the other table's oid, U+001E, this side's columns, U+001E, the other side's
             + "  (SELECT array_agg(relid::bigint) FROM up),"
             + "  ARRAY(SELECT fk.confrelid::bigint || chr(30) || " + keyNames("con") + " || chr(30) || "
             + keyNames("conf")
-            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.conrelid IN (SELECT relid FROM tree)),"
+            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.conrelid = ANY((SELECT f FROM fam)::oid[])),"
             + "  ARRAY(SELECT fk.conrelid::bigint || chr(30) || " + keyNames("conf") + " || chr(30) || "
             + keyNames("con")
-            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid IN (SELECT relid FROM tree))"
+            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid = ANY((SELECT f FROM fam)::oid[]))"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";
@@ -341,8 +344,85 @@ public final class TableCatalog {
             + " FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid"
             + " WHERE i.indrelid = CAST(? AS bigint)::oid AND i.indisunique ORDER BY ic.relname";
 
-    private final Map<String, TableInfo> tables = new ConcurrentHashMap<>();
-    private final Map<Long, ConflictFacts> conflictFacts = new ConcurrentHashMap<>();
+    /**
+     * Facts read through the connections of one server, database, user and connection settings (their key, see
+     * {@link #shared}): a table named alike resolves alike there, so one connection's read serves every other.
+     * {@code generation} counts the times the facts were dropped, so that a read that began before a drop does not
+     * put facts from before the DDL back.
+     */
+    private static final class Facts {
+        final Map<String, Read> tables = new ConcurrentHashMap<>();
+        final Map<Long, ConflictFacts> conflictFacts = new ConcurrentHashMap<>();
+        final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+
+        void clear() {
+            generation.incrementAndGet();
+            tables.clear();
+            conflictFacts.clear();
+        }
+    }
+
+    /** A table's facts, when they were read ({@link System#nanoTime}) and in which {@link #EPOCH}. */
+    private record Read(TableInfo info, long nanos, long epoch) {}
+
+    /** Advanced by {@link #forgetEverywhere}: facts read in an earlier epoch are read again, in every catalog. */
+    private static final java.util.concurrent.atomic.AtomicLong EPOCH = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Every catalog of the driver (shared or a connection's own) reads its facts again before their next use: the
+     * application changed the schema through another program ({@code FlushlessDriver.schemaChanged()}).
+     */
+    public static void forgetEverywhere() {
+        EPOCH.incrementAndGet();
+    }
+
+    /** The facts shared driver-wide, by connection key; at most {@link #MAX_SHARED_KEYS} keys are kept. */
+    private static final Map<String, Facts> SHARED = new ConcurrentHashMap<>();
+
+    private static final int MAX_SHARED_KEYS = 64;
+
+    /** The facts this connection reads and writes: the shared ones, or its own (see {@link #detach}, {@link #isolate}). */
+    private volatile Facts facts;
+    /** The facts shared with other connections, or {@code null} for a catalog of its own. */
+    private final Facts shared;
+    /** Set by {@link #detach}: the connection never shares again. */
+    private volatile boolean detached;
+
+    /** How long facts are used before they are read again ({@code Long.MAX_VALUE}: for the connection's lifetime). */
+    private final long maxAgeNanos;
+
+    /** A catalog of its own, shared with no other connection (tests, explain, a connection that is not pgjdbc). */
+    public TableCatalog() {
+        this.facts = new Facts();
+        this.shared = null;
+        this.maxAgeNanos = Long.MAX_VALUE;
+    }
+
+    private TableCatalog(Facts facts, long maxAgeNanos) {
+        this.facts = facts;
+        this.shared = facts;
+        this.maxAgeNanos = maxAgeNanos;
+    }
+
+    /**
+     * The catalog of a connection whose server, database, user and connection settings are {@code key}: connections
+     * with the same key share what any of them read, so a connection's first batch into a table whose facts another
+     * connection of the driver already read sends no catalog query. A key identifies the session a connection starts
+     * with (the pgjdbc URL it was opened with, which holds host, port, database, {@code currentSchema} and
+     * {@code options}, and the user); a connection whose session moves away from it (a {@code search_path} or role
+     * change, a temporary table that can hide a table of the same name) {@link #detach}es.
+     */
+    public static TableCatalog shared(String key, int maxAgeSeconds) {
+        if (maxAgeSeconds <= 0) {
+            return new TableCatalog();
+        }
+        if (SHARED.size() >= MAX_SHARED_KEYS && !SHARED.containsKey(key)) {
+            SHARED.clear(); // many distinct URLs or users: start over rather than grow without bound
+        }
+        return new TableCatalog(
+                SHARED.computeIfAbsent(key, k -> new Facts()),
+                java.util.concurrent.TimeUnit.SECONDS.toNanos(maxAgeSeconds));
+    }
 
     /**
      * The facts about {@code table} (as written in the SQL), read through {@code connection} when not cached.
@@ -350,10 +430,22 @@ public final class TableCatalog {
      * @throws SQLException when the catalog cannot be read (e.g. in an aborted transaction)
      */
     public TableInfo lookup(Connection connection, String table) throws SQLException {
-        TableInfo info = tables.get(table);
-        if (info == null) {
-            info = read(connection, table);
-            tables.put(table, info);
+        Facts current = facts;
+        Read cached = current.tables.get(table);
+        long epoch = EPOCH.get();
+        if (cached != null
+                && cached.epoch() == epoch
+                && (maxAgeNanos == Long.MAX_VALUE || System.nanoTime() - cached.nanos() < maxAgeNanos)) {
+            return cached.info();
+        }
+        long generation = current.generation.get();
+        long now = System.nanoTime();
+        TableInfo info = read(connection, table);
+        if (current.generation.get() == generation) {
+            if (cached != null) {
+                current.conflictFacts.remove(cached.info().oid()); // read again with the table
+            }
+            current.tables.put(table, new Read(info, now, epoch));
         }
         return info;
     }
@@ -364,14 +456,20 @@ public final class TableCatalog {
     /**
      * True, and remembered, when {@code table}'s facts are not cached and this is the first time the connection asks:
      * the caller then runs the write as sent instead of reading the catalog ({@code flushless.bufferFirstWrite}).
-     * False from the second time on, and for a table already read.
+     * False from the second time on, and for a table already read (by any connection sharing the facts).
      */
     public boolean firstWriteUnread(String table) {
-        return !tables.containsKey(table) && writtenOnce.add(table);
+        return !isCached(table) && writtenOnce.add(table);
     }
 
     public boolean isEmpty() {
-        return tables.isEmpty();
+        return facts.tables.isEmpty();
+    }
+
+    /** Whether {@code table}'s facts are cached (read by this connection or one sharing its facts). */
+    public boolean isCached(String table) {
+        Read cached = facts.tables.get(table);
+        return cached != null && cached.epoch() == EPOCH.get();
     }
 
     /**
@@ -381,12 +479,16 @@ public final class TableCatalog {
      * @throws SQLException when the catalog cannot be read
      */
     public ConflictFacts conflictFacts(Connection connection, TableInfo table) throws SQLException {
-        ConflictFacts facts = conflictFacts.get(table.oid());
-        if (facts == null) {
-            facts = readConflictFacts(connection, table.oid());
-            conflictFacts.put(table.oid(), facts);
+        Facts current = facts;
+        ConflictFacts found = current.conflictFacts.get(table.oid());
+        if (found == null) {
+            long generation = current.generation.get();
+            found = readConflictFacts(connection, table.oid());
+            if (current.generation.get() == generation) {
+                current.conflictFacts.put(table.oid(), found);
+            }
         }
-        return facts;
+        return found;
     }
 
     /** Both conflict-fact queries, in one round trip (see {@link CatalogQuery} for the locks they do not hold). */
@@ -446,10 +548,46 @@ public final class TableCatalog {
                 List.copyOf(indexes));
     }
 
-    /** Forgets everything (after DDL or a session change through the connection). */
+    /**
+     * Forgets everything (after DDL, or an error that may come from a changed table): for every connection sharing
+     * these facts, since a table's definition is the same for all of them.
+     */
     public void clear() {
-        tables.clear();
-        conflictFacts.clear();
+        facts.clear();
+    }
+
+    /**
+     * From now on this connection keeps facts of its own, empty at first: its session resolves table names otherwise
+     * than the connections it shared with (another {@code search_path} or role, a temporary table).
+     */
+    public void detach() {
+        detached = true;
+        facts = new Facts();
+    }
+
+    /**
+     * Until {@link #rejoin}, this connection keeps what it reads to itself: it changed the schema in a transaction that
+     * has not ended, and what it reads now (its own uncommitted DDL, which may still roll back) is not what the other
+     * connections see.
+     */
+    public void isolate() {
+        if (shared != null && facts == shared) {
+            facts = new Facts();
+        }
+    }
+
+    /**
+     * The schema change of this connection ended (committed or rolled back): the shared facts are dropped, since they
+     * may have been read before the change became visible, and the connection shares again (unless detached).
+     */
+    public void rejoin() {
+        if (shared != null) {
+            shared.clear();
+            if (!detached) {
+                facts = shared;
+            }
+        }
+        facts.clear();
     }
 
     /** Reads one table's facts (see {@link CatalogQuery} for the locks the lookup does not take or hold). */

@@ -145,7 +145,11 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         } catch (SQLException ignored) {
             // the transaction is discarded by closing; bare pgjdbc's close() would not report its errors either
         } finally {
-            delegate.close();
+            try {
+                delegate.close();
+            } finally {
+                engine.transactionEnded();
+            }
         }
     }
 
@@ -219,7 +223,13 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
-        engine.transactions().setAutoCommit(autoCommit);
+        try {
+            engine.transactions().setAutoCommit(autoCommit);
+        } finally {
+            if (autoCommit) {
+                engine.transactionEnded(); // switching autocommit on ends (commits) the open transaction
+            }
+        }
     }
 
     @Override
@@ -229,12 +239,20 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
 
     @Override
     public void commit() throws SQLException {
-        engine.transactions().commit();
+        try {
+            engine.transactions().commit();
+        } finally {
+            engine.transactionEnded();
+        }
     }
 
     @Override
     public void rollback() throws SQLException {
-        engine.transactions().rollback();
+        try {
+            engine.transactions().rollback();
+        } finally {
+            engine.transactionEnded();
+        }
     }
 
     @Override
@@ -296,11 +314,13 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         engine.transactions().beforeConnectionCall("setSchema()", true);
         delegate.setSchema(schema);
         engine.sessionChanged();
+        engine.catalog().detach(); // its table names now resolve otherwise than a fresh connection's
     }
 
     @Override
     public void abort(Executor executor) throws SQLException {
         engine.transactions().discard();
+        engine.transactionEnded();
         delegate.abort(executor);
     }
 }

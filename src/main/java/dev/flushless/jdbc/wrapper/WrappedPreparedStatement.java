@@ -85,7 +85,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         this.sql = sql;
         this.keyColumns = keyColumns;
         this.leadingKind = SqlAnalyzer.leadingKind(sql);
-        this.recorder = engine.rewriting() && leadingKind.isWrite() ? new BatchRecorder() : null;
+        this.recorder = engine.recordsParameters(leadingKind) ? new BatchRecorder() : null;
     }
 
     @Override
@@ -120,7 +120,19 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
             coalescedKeys.close();
             coalescedKeys = null;
         }
-        engine.invalidateAfter(leadingKind);
+        engine.invalidateAfter(leadingKind, sql);
+    }
+
+    /**
+     * A query that carries the buffered writes it must follow in its round trip ({@link Engine#queryRidingAlong}), or
+     * {@code null}: only with its parameters recorded.
+     */
+    private ResultSet rideAlong() throws SQLException {
+        if (recorder == null || prepared.isClosed()) {
+            return null;
+        }
+        BatchExecutor.QueryOutcome outcome = engine.queryRidingAlong(sql, recorder.current(), prepared);
+        return outcome == null ? null : ridden(outcome);
     }
 
     /** The route of this execution: as sent unless the statement records (a write on a rewriting connection). */
@@ -150,7 +162,15 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     @Override
     public ResultSet executeQuery() throws SQLException {
         beforeExecution();
-        return wrap(asSent().executeQuery());
+        ResultSet ridden = rideAlong();
+        if (ridden != null) {
+            return ridden;
+        }
+        ResultSet rows = asSent().executeQuery();
+        if (recorder != null) {
+            engine.queried(description(), recorder.current(), rows);
+        }
+        return wrap(rows);
     }
 
     @Override
@@ -167,9 +187,19 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public boolean execute() throws SQLException {
+        if (leadingKind == StatementDescription.Kind.SELECT) {
+            beforeExecution();
+            if (rideAlong() != null) {
+                return true;
+            }
+        }
         Engine.Decision decision = route();
         if (asSent(decision)) {
-            return asSent().execute();
+            boolean rows = asSent().execute();
+            if (rows && recorder != null && leadingKind == StatementDescription.Kind.SELECT) {
+                engine.queried(description(), recorder.current(), prepared.getResultSet());
+            }
+            return rows;
         }
         answered(decision);
         return false;

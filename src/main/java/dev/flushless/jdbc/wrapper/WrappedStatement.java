@@ -53,9 +53,31 @@ public class WrappedStatement extends StatementDelegation {
         return count;
     }
 
+    /**
+     * The driver's statement that ran the last execution (a query with buffered writes ahead of it in its round trip,
+     * {@link Engine#queryRidingAlong}), whose result set and warnings are the application's; {@code null} when pgjdbc's
+     * own statement ran it.
+     */
+    private Statement riddenOwner;
+    /** The ridden query's result set while it is the current result ({@code getMoreResults()} moves past it). */
+    private ResultSet riddenRows;
+
     /** The last execution runs on pgjdbc: its results come from the delegate. */
-    final void resultsFromPgjdbc() {
+    final void resultsFromPgjdbc() throws SQLException {
         acknowledged = null;
+        if (riddenOwner != null) {
+            Statement owner = riddenOwner;
+            riddenOwner = null;
+            riddenRows = null;
+            owner.close(); // as pgjdbc closes a statement's result set when it executes again
+        }
+    }
+
+    /** The last execution was a query that rode along with buffered writes: its result set, wrapped. */
+    final ResultSet ridden(dev.flushless.jdbc.batch.BatchExecutor.QueryOutcome outcome) {
+        riddenOwner = outcome.owner();
+        riddenRows = wrap(outcome.rows());
+        return riddenRows;
     }
 
     static int narrow(long count) {
@@ -85,9 +107,20 @@ public class WrappedStatement extends StatementDelegation {
         return decision == null || decision.asSent();
     }
 
+    /** A SELECT that carries the buffered writes it must follow in its round trip, or {@code null} (see the engine). */
+    private ResultSet rideAlong(String sql) throws SQLException {
+        resultsFromPgjdbc();
+        if (delegate.isClosed()) {
+            return null; // pgjdbc's own error
+        }
+        dev.flushless.jdbc.batch.BatchExecutor.QueryOutcome outcome = engine.queryRidingAlong(sql, null, delegate);
+        return outcome == null ? null : ridden(outcome);
+    }
+
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        return wrap(asSent(sql).executeQuery(sql));
+        ResultSet ridden = rideAlong(sql);
+        return ridden != null ? ridden : wrap(asSent(sql).executeQuery(sql));
     }
 
     @Override
@@ -104,6 +137,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean execute(String sql) throws SQLException {
+        if (SqlAnalyzer.leadingKind(sql) == dev.flushless.jdbc.analysis.StatementDescription.Kind.SELECT
+                && rideAlong(sql) != null) {
+            return true;
+        }
         Engine.Decision decision = route(sql);
         if (asSent(decision)) {
             return asSent(sql).execute(sql);
@@ -161,6 +198,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public ResultSet getResultSet() throws SQLException {
+        if (riddenOwner != null) {
+            delegate.getResultSet(); // keeps the delegate's closed-statement check
+            return riddenRows;
+        }
         if (acknowledged != null) {
             delegate.getResultSet(); // keeps the delegate's closed-statement check
             return null;
@@ -170,6 +211,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public int getUpdateCount() throws SQLException {
+        if (riddenOwner != null) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            return -1;
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             return (int) (long) acknowledged;
@@ -179,6 +224,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public long getLargeUpdateCount() throws SQLException {
+        if (riddenOwner != null) {
+            delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
+            return -1;
+        }
         if (acknowledged != null) {
             delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
             return acknowledged;
@@ -188,6 +237,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults() throws SQLException {
+        if (riddenOwner != null) {
+            return getMoreResults(Statement.CLOSE_CURRENT_RESULT);
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             acknowledged = -1L;
@@ -198,12 +250,34 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
+        if (riddenOwner != null) {
+            delegate.getUpdateCount(); // keeps the delegate's closed-statement check
+            if (riddenRows != null && current != Statement.KEEP_CURRENT_RESULT) {
+                riddenRows.close();
+            }
+            riddenRows = null; // no further result: getResultSet() null, getUpdateCount() -1
+            return false;
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             acknowledged = -1L;
             return false;
         }
         return delegate.getMoreResults(current);
+    }
+
+    @Override
+    public java.sql.SQLWarning getWarnings() throws SQLException {
+        java.sql.SQLWarning own = delegate.getWarnings();
+        return riddenOwner != null && own == null ? riddenOwner.getWarnings() : own;
+    }
+
+    @Override
+    public void clearWarnings() throws SQLException {
+        delegate.clearWarnings();
+        if (riddenOwner != null) {
+            riddenOwner.clearWarnings();
+        }
     }
 
     @Override
@@ -300,7 +374,15 @@ public class WrappedStatement extends StatementDelegation {
     @Override
     public void close() throws SQLException {
         lastResultSet = null;
-        delegate.close();
+        try {
+            if (riddenOwner != null) {
+                riddenOwner.close();
+                riddenOwner = null;
+                riddenRows = null;
+            }
+        } finally {
+            delegate.close();
+        }
     }
 
     /** pgjdbc's statement, for the {@code PGStatement} methods this wrapper implements by delegation. */

@@ -586,35 +586,13 @@ final class BatchRewrites {
             t.call("batch", ps::executeBatch);
         }));
         all.add(fallsBack(
+                "triggers",
+                "batch insert: a trigger added through another connection of the driver is seen at once",
+                (env, t) -> lateTrigger(env, t, false)));
+        all.add(fallsBack(
                 "re-run as sent",
-                "batch insert: a trigger added by another session is noticed and the batch re-run",
-                (env, t) -> {
-                    Connection c = env.connection();
-                    c.createStatement().execute("CREATE TABLE late (id int PRIMARY KEY, v text)");
-                    c.setAutoCommit(false);
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO late VALUES (?, ?)");
-                    for (int i = 1; i <= 2; i++) {
-                        ps.setInt(1, i);
-                        ps.setString(2, "first");
-                        ps.addBatch();
-                    }
-                    t.add("before the trigger", ps.executeBatch());
-                    c.commit();
-                    try (Connection other = env.open()) {
-                        other.createStatement()
-                                .execute(
-                                        "CREATE FUNCTION skip() RETURNS trigger LANGUAGE plpgsql AS"
-                                                + " $$ BEGIN IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
-                                                + "CREATE TRIGGER late_skip BEFORE INSERT ON late FOR EACH ROW EXECUTE FUNCTION skip()");
-                    }
-                    for (int i = 3; i <= 5; i++) {
-                        ps.setInt(1, i);
-                        ps.setString(2, i == 4 ? "skip" : "keep");
-                        ps.addBatch();
-                    }
-                    t.add("after the trigger", ps.executeBatch());
-                    c.commit();
-                }));
+                "batch insert: a trigger added by another program is noticed and the batch re-run",
+                (env, t) -> lateTrigger(env, t, true)));
         all.add(fallsBack("user triggers", "batch insert into a table with a trigger runs as sent", (env, t) -> {
             Connection c = env.connection();
             c.createStatement()
@@ -1093,5 +1071,38 @@ final class BatchRewrites {
             t.call("with select", s::executeBatch);
         }));
         return all;
+    }
+
+    /**
+     * Inserts a batch into a new table, adds a trigger that skips some rows (through another connection of the same
+     * variant, or, {@code outside}, a plain pgjdbc connection the driver does not see), and inserts another batch.
+     */
+    private static void lateTrigger(Behaviour.Env env, Transcript t, boolean outside) throws java.sql.SQLException {
+        Connection c = env.connection();
+        try (Connection ddl = outside ? env.openOutside() : env.open()) {
+            ddl.createStatement().execute("CREATE TABLE late (id int PRIMARY KEY, v text)");
+        }
+        c.setAutoCommit(false);
+        PreparedStatement ps = c.prepareStatement("INSERT INTO late VALUES (?, ?)");
+        for (int i = 1; i <= 2; i++) {
+            ps.setInt(1, i);
+            ps.setString(2, "first");
+            ps.addBatch();
+        }
+        t.add("before the trigger", ps.executeBatch());
+        c.commit();
+        try (Connection other = outside ? env.openOutside() : env.open()) {
+            other.createStatement()
+                    .execute("CREATE FUNCTION skip() RETURNS trigger LANGUAGE plpgsql AS"
+                            + " $$ BEGIN IF NEW.v = 'skip' THEN RETURN NULL; END IF; RETURN NEW; END $$;"
+                            + "CREATE TRIGGER late_skip BEFORE INSERT ON late FOR EACH ROW EXECUTE FUNCTION skip()");
+        }
+        for (int i = 3; i <= 5; i++) {
+            ps.setInt(1, i);
+            ps.setString(2, i == 4 ? "skip" : "keep");
+            ps.addBatch();
+        }
+        t.add("after the trigger", ps.executeBatch());
+        c.commit();
     }
 }

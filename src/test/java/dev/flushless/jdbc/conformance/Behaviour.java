@@ -39,6 +39,12 @@ public record Behaviour(String name, Action action, Expectation expectation) {
          * (ignored by the bare pgjdbc variant; its counters also feed the expectation check).
          */
         Connection open(String flushlessParameters) throws java.sql.SQLException;
+
+        /**
+         * A connection to the same schema that bypasses the driver (plain pgjdbc in every variant): another program,
+         * whose DDL the driver does not see.
+         */
+        Connection openOutside() throws java.sql.SQLException;
     }
 
     public static Behaviour of(String name, Action action) {

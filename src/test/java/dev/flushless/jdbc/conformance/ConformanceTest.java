@@ -58,7 +58,7 @@ class ConformanceTest {
     /**
      * Behaviours whose {@code mode=transaction} transcript differs from bare pgjdbc by the documented deviation
      * of that mode: an error of a buffered INSERT inside an explicit transaction surfaces at a later call (at
-     * the latest at {@code commit()}), and a trigger added by another session after the table was read makes
+     * the latest at {@code commit()}), and a trigger added by another program after the table was read makes
      * the transaction fail at commit instead of changing a count already acknowledged. TransactionModeTest
      * checks what the application sees instead (the server's SQLState, the statement named, nothing committed).
      */
@@ -75,7 +75,7 @@ class ConformanceTest {
             "error surfaces later",
             "transaction: an error aborts the transaction until rollback (25P02)",
             "error surfaces later",
-            "batch insert: a trigger added by another session is noticed and the batch re-run",
+            "batch insert: a trigger added by another program is noticed and the batch re-run",
             "acknowledged count cannot change: the transaction fails at commit");
 
     private static final TestDatabase[] DATABASES = new TestDatabase[VARIANTS.length];
@@ -205,6 +205,13 @@ class ConformanceTest {
                 public Connection open(String flushlessParameters) throws SQLException {
                     Connection c = DriverManager.getConnection(
                             v == 0 ? url : withParameter(url, flushlessParameters), credentials);
+                    opened.add(c);
+                    return c;
+                }
+
+                @Override
+                public Connection openOutside() throws SQLException {
+                    Connection c = DriverManager.getConnection(pgjdbcUrl, credentials);
                     opened.add(c);
                     return c;
                 }

@@ -156,6 +156,9 @@ class SizeRulesTest {
         assertEquals(Map.of("small-batch", 3L), flushless.report().fallbacks());
     }
 
+    /** A connection that keeps catalog facts of its own, as the first connection of a process reads them. */
+    private static final String OWN_FACTS = "flushless.catalogCacheSeconds=0";
+
     /** Issue #16's reproducer in transaction mode: one INSERT and commit on a fresh connection, as bare pgjdbc sends. */
     @Test
     void theFirstWriteIntoATableRunsAsSentAndTheSecondIsBuffered() throws SQLException {
@@ -170,13 +173,15 @@ class SizeRulesTest {
             }
         };
         Observed bare = observe(null, insertAndCommit);
-        Observed flushless = observe(defaults("flushless.mode=transaction"), insertAndCommit);
+        // facts of its own (catalogCacheSeconds=0): the first connection of a process, whose tables nobody read yet
+        Observed flushless = observe(defaults(OWN_FACTS + "&flushless.mode=transaction"), insertAndCommit);
         assertEquals(bare.counts(), flushless.counts());
         assertEquals(bare.roundTrips(), flushless.roundTrips(), "no catalog read for a table written once");
         assertEquals(Map.of("first-write", 1L), flushless.report().fallbacks());
 
         Observed twice = observe(
-                defaults("flushless.mode=transaction"), c -> insertAndCommit.run(c) + " " + insertAndCommit.run(c));
+                defaults(OWN_FACTS + "&flushless.mode=transaction"),
+                c -> insertAndCommit.run(c) + " " + insertAndCommit.run(c));
         assertEquals("1 1", twice.counts());
         assertEquals(Map.of("first-write", 1L), twice.report().fallbacks());
         assertTrue(
@@ -197,7 +202,7 @@ class SizeRulesTest {
      */
     @Test
     void withWritesBufferedASmallBatchStillRidesAlong() throws SQLException {
-        Observed observed = observe(defaults("flushless.mode=transaction"), c -> {
+        Observed observed = observe(defaults(OWN_FACTS + "&flushless.mode=transaction"), c -> {
             c.setAutoCommit(false);
             int first = (ids += 1000);
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO sized (id, v) VALUES (?, ?)");

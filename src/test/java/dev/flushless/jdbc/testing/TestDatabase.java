@@ -87,13 +87,19 @@ public final class TestDatabase implements AutoCloseable {
         return DriverManager.getConnection(flushlessUrl("flushless.mode=" + mode), credentials());
     }
 
-    /** Runs {@code sql} statements on a bare connection (setup). */
+    /**
+     * Runs {@code sql} statements on a bare connection (setup), then tells the driver the schema changed outside it
+     * ({@code FlushlessDriver.schemaChanged()}), as an application does after a migration run by another tool: tests
+     * recreate tables of the same names, which catalog facts shared across connections would otherwise remember.
+     */
     public void execute(String... sql) throws SQLException {
         try (Connection c = bare();
                 Statement s = c.createStatement()) {
             for (String statement : sql) {
                 s.execute(statement);
             }
+        } finally {
+            dev.flushless.jdbc.FlushlessDriver.schemaChanged();
         }
     }
 
