@@ -34,7 +34,7 @@ public final class BufferRules {
          * id, and a {@code nextval} must not take the id the INSERT would have drawn before it.
          */
         SEQUENCE_CALL,
-        /** A write (it rides along with the buffer when {@link #rideable}, else runs after it). */
+        /** A write (it rides along with the buffer where {@link BufferRules#whyNotRideable} allows, else after it). */
         WRITE,
         /** DDL, {@code SET}, {@code DO}, {@code CALL}: anything that is neither a SELECT nor a write. */
         OTHER_STATEMENT
