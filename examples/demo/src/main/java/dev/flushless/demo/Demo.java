@@ -45,16 +45,18 @@ public final class Demo {
                                 latency proxy (a user-space TCP proxy), so a round trip costs 2 x MS more
               --scale FACTOR    multiply the workload's size (default 1: 250 customers, 500 products, 750
                                 orders; e.g. 0.2 for a quick look, 4 for more)
-              --no-warmup       skip the warm-up run of each variant (the JVM is then colder for the first,
-                                bare run)
+              --no-warmup       skip the unmeasured warm-up runs (the JVM is then cold for the first runs)
               --keep            keep the demo's databases (or schemas) afterwards
               --help            this text
 
             Exit codes: 0 identical data, 1 the data differs, 2 bad arguments, 3 the demo failed.
             """;
 
-    /** The warm-up run's size, relative to a measured run's. */
-    static final double WARM_UP = 0.4;
+    /** Runs of each variant at each delay; the table shows the faster (other work on the machine only adds time). */
+    static final int ROUNDS = 2;
+
+    /** Unmeasured runs of each variant before the measured ones (the measured rounds alternate their order too). */
+    static final int WARM_UP_ROUNDS = 1;
 
     /** Keeps Hibernate's INFO lines off the console (java.util.logging holds loggers weakly). */
     private static final Logger HIBERNATE_LOG = Logger.getLogger("org.hibernate");
@@ -217,7 +219,7 @@ public final class Demo {
                             : "; pg_stat_statements not available: server statements shown as n/a"));
             Workload.Sizes sizes = Workload.Sizes.scaled(options.scale());
             if (options.warmup()) {
-                warmUp(server, options);
+                warmUp(server, options, sizes);
             }
             say(String.format(
                     Locale.ROOT,
@@ -241,11 +243,8 @@ public final class Demo {
             say("comparing every table's rows (ordered by primary key) between the " + spaces.size()
                     + " databases ...");
             List<String> flat = DataComparison.differences(server, spaces);
-            List<List<String>> differences = new ArrayList<>();
-            int variants = options.variants().size();
-            for (int d = 0; d < runs.size(); d++) {
-                differences.add(flat.subList(d * variants, (d + 1) * variants));
-            }
+            List<List<String>> differences =
+                    byDelayAndVariant(flat, runs.size(), options.variants().size());
             System.out.print(ResultTable.render(server.description, runs, differences, lateness));
             System.out.flush();
             boolean identical = flat.stream().allMatch(d -> d == null);
@@ -264,22 +263,32 @@ public final class Demo {
         }
     }
 
-    /** A smaller run of each variant, directly, so that every measured run finds a warm JVM. */
-    private static void warmUp(Server server, Options options) throws Exception {
+    /**
+     * {@link #WARM_UP_ROUNDS} runs of each variant at the measured size, directly, in alternating order, so that the
+     * measured runs find the JIT's work done (the first runs of a fresh JVM are up to twice as slow).
+     */
+    private static void warmUp(Server server, Options options, Workload.Sizes sizes) throws Exception {
         long t = System.nanoTime();
-        say("warm-up: a smaller run of each variant, so that every measured run finds a warm JVM ...");
-        Workload.Sizes small = Workload.Sizes.scaled(options.scale() * WARM_UP);
-        for (Variant variant : options.variants()) {
-            Space space = server.create(variant.label, "flushless_demo_warmup_" + variant.label);
-            Run.once(server, space, variant, null, small, false, false);
-            server.drop(space);
+        say("warm-up: " + (WARM_UP_ROUNDS == 1 ? "an unmeasured run" : WARM_UP_ROUNDS + " unmeasured runs")
+                + " of each variant, so that the measured ones find a warm JVM ...");
+        List<Variant> variants = options.variants();
+        int n = variants.size();
+        for (int round = 0; round < WARM_UP_ROUNDS; round++) {
+            for (int k = 0; k < n; k++) {
+                Variant variant = variants.get(round % 2 == 0 ? n - 1 - k : k);
+                Space space = server.create(variant.label, "flushless_demo_warmup_" + variant.label);
+                Run.once(server, space, variant, null, sizes, false, false);
+                server.drop(space);
+            }
         }
         say("warm-up done (" + seconds(System.nanoTime() - t) + ")");
     }
 
     /**
-     * Every variant at the {@code index}th delay, each into a fresh space (added to {@code spaces}); the proxy's
-     * lateness noted. The first delay's runs print a line per phase.
+     * Every variant at the {@code index}th delay, {@link #ROUNDS} times, each run into a fresh space (added to
+     * {@code spaces}, round by round, variants in order); returns each variant's faster run, and notes the proxy's
+     * lateness. Rounds alternate the order of the variants, so that none always runs first. The first delay's first
+     * round prints a line per phase.
      */
     private static List<Result> atDelay(
             Server server,
@@ -290,29 +299,56 @@ public final class Demo {
             List<Space> spaces,
             List<double[]> lateness)
             throws Exception {
-        boolean phases = index == 0;
+        List<Variant> variants = options.variants();
+        int n = variants.size();
         List<Space> created = new ArrayList<>();
-        for (Variant variant : options.variants()) {
-            Space space = server.create(
-                    variant.label + " " + delayTag(delay),
-                    "flushless_demo_" + variant.label + "_d" + millis(delay).replace('.', '_'));
-            created.add(space);
+        for (int round = 0; round < ROUNDS; round++) {
+            for (Variant variant : variants) {
+                created.add(server.create(
+                        variant.label + " " + delayTag(delay) + " run " + (round + 1),
+                        "flushless_demo_" + variant.label + "_d" + millis(delay).replace('.', '_') + "_" + round));
+            }
         }
         spaces.addAll(created);
-        if (!phases) {
+        if (index > 0) {
             say("at " + delayLabel(delay) + ":");
         }
-        int n = created.size();
-        Result[] results = new Result[n];
+        Result[] best = new Result[n];
         try (LatencyProxy proxy = delay > 0 ? LatencyProxy.forUrlMillis(server.url(created.get(0)), delay) : null) {
-            for (int k = 0; k < n; k++) {
-                // every other delay in reverse order, so that bare pgjdbc does not always run first
-                int i = index % 2 == 0 ? k : n - 1 - k;
-                results[i] = Run.once(server, created.get(i), options.variants().get(i), proxy, sizes, true, phases);
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int k = 0; k < n; k++) {
+                    int i = (index + round) % 2 == 0 ? k : n - 1 - k;
+                    Space space = created.get(round * n + i);
+                    boolean phases = index == 0 && round == 0;
+                    Result r = Run.once(server, space, variants.get(i), proxy, sizes, true, phases);
+                    if (best[i] == null || r.nanos() < best[i].nanos()) {
+                        best[i] = r;
+                    }
+                }
             }
             lateness.add(proxy == null ? null : new double[] {proxy.meanLatenessMicros(), proxy.maxLatenessMicros()});
         }
-        return List.of(results);
+        return List.of(best);
+    }
+
+    /**
+     * The first difference of each variant's runs at each delay ({@code flat} holds every run's, in the order
+     * {@link #atDelay} creates the spaces), or null where all of them are identical to the first run's data.
+     */
+    private static List<List<String>> byDelayAndVariant(List<String> flat, int delays, int variants) {
+        List<List<String>> differences = new ArrayList<>();
+        for (int d = 0; d < delays; d++) {
+            List<String> atDelay = new ArrayList<>();
+            for (int v = 0; v < variants; v++) {
+                String first = null;
+                for (int round = 0; round < ROUNDS && first == null; round++) {
+                    first = flat.get((d * ROUNDS + round) * variants + v);
+                }
+                atDelay.add(first);
+            }
+            differences.add(atDelay);
+        }
+        return differences;
     }
 
     /** Keeps the spaces for inspection (--keep, or when the data differs), or drops them on a --url server. */

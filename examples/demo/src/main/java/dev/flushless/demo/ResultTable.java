@@ -186,20 +186,73 @@ final class ResultTable {
         }
         StringBuilder delays = new StringBuilder("Latency: D is the delay added to each direction of every connection");
         delays.append(" by the project's latency proxy (a user-space TCP proxy from the driver's test-jar), so a round")
-                .append(" trip costs 2 x D more; D = 0 connects directly. Every delay ran the same workload into fresh")
-                .append(" databases (statements and round trips above are those of the first delay's runs).");
+                .append(" trip costs 2 x D more; D = 0 connects directly. At every delay each variant ran the same")
+                .append(" workload " + Demo.ROUNDS + " times into fresh databases, the variants in alternating order;")
+                .append(" the wall time is the faster run (other work on the machine only adds time), the other counts")
+                .append(" are the first delay's")
+                .append(sameCounts(runs) ? " (the same at every delay)." : "; " + countsElsewhere(runs) + ".");
         for (int d = 0; d < runs.size(); d++) {
             if (lateness.get(d) != null) {
                 delays.append(String.format(
                         Locale.ROOT,
-                        " At D = %s the proxy sent its chunks %.0f µs late on average (max %.0f µs).",
-                        Demo.millis(runs.get(d).get(0).delayMs()),
+                        " At %s the proxy sent its chunks %.0f µs late on average (max %.0f µs).",
+                        Demo.delayTag(runs.get(d).get(0).delayMs()),
                         lateness.get(d)[0],
                         lateness.get(d)[1]));
             }
         }
+        List<Result> last = runs.get(runs.size() - 1);
+        double largest = last.get(0).delayMs();
+        if (largest > 0) {
+            delays.append(String.format(Locale.ROOT, " At D = %s ms the round trips alone take", Demo.millis(largest)));
+            for (int v = 0; v < first.size(); v++) {
+                Result r = first.get(v);
+                delays.append(String.format(
+                        Locale.ROOT,
+                        "%s %.2f s of %s's time",
+                        v == 0 ? "" : v == first.size() - 1 ? " and" : ",",
+                        r.roundTrips() * 2 * largest / 1000,
+                        r.variant().title));
+            }
+            delays.append(" (round trips x 2 x D); the rest is client and server work, which batch mode shrinks by"
+                    + " sending fewer statements.");
+        }
+        delays.append(" Runs this short vary by 10-20 % from one to the next on a busy machine (the server and the"
+                + " proxy share its CPUs); the statements, round trips and data do not.");
         out.append(Demo.wrap(delays.toString(), 104, "    "));
         out.append(Demo.wrap(roundTripNote(first), 104, "    "));
+    }
+
+    /** Whether every delay's run of each variant sent the same statements and round trips as the first delay's. */
+    private static boolean sameCounts(List<List<Result>> runs) {
+        return countsElsewhere(runs).isEmpty();
+    }
+
+    /** The round trips and server statements of the later delays' runs that differ from the first delay's. */
+    private static String countsElsewhere(List<List<Result>> runs) {
+        List<String> differing = new ArrayList<>();
+        for (List<Result> atDelay : runs.subList(1, runs.size())) {
+            for (int v = 0; v < atDelay.size(); v++) {
+                Result first = runs.get(0).get(v);
+                Result r = atDelay.get(v);
+                if (r.roundTrips() != first.roundTrips()
+                        || (r.server() != null && !r.server().equals(first.server()))) {
+                    differing.add(String.format(
+                            Locale.ROOT,
+                            "%s at %s: %,d round trips%s",
+                            r.variant().label,
+                            Demo.delayTag(r.delayMs()),
+                            r.roundTrips(),
+                            r.server() == null
+                                    ? ""
+                                    : String.format(
+                                            Locale.ROOT,
+                                            ", %,d statements",
+                                            r.server().statements())));
+                }
+            }
+        }
+        return String.join("; ", differing);
     }
 
     private static String roundTripNote(List<Result> first) {
@@ -250,7 +303,7 @@ final class ResultTable {
         int databases = 0;
         for (int d = 0; d < runs.size(); d++) {
             for (int v = 0; v < runs.get(d).size(); v++) {
-                databases++;
+                databases += Demo.ROUNDS;
                 String difference = differences.get(d).get(v);
                 if (difference != null) {
                     identical = false;
