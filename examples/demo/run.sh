@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The Flushless demo: an order-processing workload (Hibernate 6 + HikariCP) run through bare pgjdbc and
 # through Flushless (flushless.mode=batch, then flushless.mode=transaction), each into a fresh database,
-# then one table comparing server statements, client round trips, estimated YugabyteDB flushes, wall time,
-# and whether the data is identical in all of them.
+# directly (D = 0) and through the project's latency proxy at 0.25 ms (same zone) and 1 ms (cross-zone) one way;
+# then one table comparing server statements, client round trips, YugabyteDB flushes (modelled), wall time at
+# each delay, and whether the data is identical in all of them (the run fails if it is not).
 #
 #   examples/demo/run.sh                     embedded PostgreSQL (needs only JDK 17+ and Maven)
 #   examples/demo/run.sh --url 'jdbc:postgresql://host:5432/postgres?user=u&password=p'   any server
 #   examples/demo/run.sh --mode transaction  bare pgjdbc vs one Flushless mode only (batch|transaction|both)
+#   examples/demo/run.sh --delay 0,5         other one-way delays (ms)
 #   examples/demo/run.sh --help              all options
 #
 # Works from any directory. Builds the driver (`mvn -q -B install -DskipTests` at the repository root),

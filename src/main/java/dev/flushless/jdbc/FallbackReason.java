@@ -8,7 +8,7 @@ import java.util.Locale;
  * {@code flushless.fallbacks{reason=...}} use the {@link #code()} only, so metric back-ends never see SQL text and
  * tag values are bounded. The detail of one occurrence (a column name, an SQL fragment, a SQLState), which
  * {@link Fallback#text()} renders, goes only to the DEBUG log ({@code System.Logger} "dev.flushless.jdbc.fallback")
- * and to {@code explain}. The README's fallback-reason table lists every code and is checked against this enum
+ * and to {@code explain}. The user guide's fallback-reason table (docs/guide.md) lists every code and is checked against this enum
  * by a test; codes are never renamed or reused once released.
  */
 public enum FallbackReason {
@@ -148,12 +148,12 @@ public enum FallbackReason {
         this.meaning = meaning;
     }
 
-    /** What the reason means, details shown as "…" (the README's table). */
+    /** What the reason means, details shown as "…" (the user guide's table). */
     public String meaning() {
         return meaning;
     }
 
-    /** The stable code: the report's key, the metric tag's value, the README table's first column. */
+    /** The stable code: the report's key, the metric tag's value, the user guide's table's first column. */
     public String code() {
         return code;
     }

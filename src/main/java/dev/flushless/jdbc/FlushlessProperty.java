@@ -8,8 +8,8 @@ import java.util.Properties;
 
 /**
  * Every {@code flushless.*} setting the driver understands, in the style of pgjdbc's {@code PGProperty}:
- * one place holds each setting's name, default, allowed values and description. The README's property
- * table is checked against this enum by a test. The type of a constant's default says what its values are:
+ * one place holds each setting's name, default, allowed values and description. The user guide's property
+ * table (docs/guide.md) is checked against this enum by a test. The type of a constant's default says what its values are:
  * a whole number in a range, {@code true}/{@code false}, or the constants of a Java enum in lower case.
  * {@link FlushlessConfig} reads every constant, and {@link FlushlessDataSource} has a setter for each.
  *
@@ -256,7 +256,7 @@ public enum FlushlessProperty {
         return choices.clone();
     }
 
-    /** The allowed values in words, as the README's property table shows them. */
+    /** The allowed values in words, as the user guide's property table shows them. */
     public String allowedValues() {
         if (choices.length == 0) {
             return min + " to " + max;

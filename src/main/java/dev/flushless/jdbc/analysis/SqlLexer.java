@@ -68,32 +68,10 @@ final class SqlLexer {
                 i++;
                 continue;
             }
-            if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
-                    i++;
-                }
-                tokens.add(new Token(Kind.COMMENT, start, i, depth));
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                i = endOfBlockComment(sql, i);
-                tokens.add(new Token(Kind.COMMENT, start, i, depth));
-            } else if (c == '\'') {
-                i = endOfString(sql, i + 1, false);
-                tokens.add(new Token(Kind.STRING, start, i, depth));
-            } else if ((c == 'E' || c == 'e') && i + 1 < n && sql.charAt(i + 1) == '\'' && !continuesWord(sql, i)) {
-                i = endOfString(sql, i + 2, true);
-                tokens.add(new Token(Kind.STRING, start, i, depth));
-            } else if (c == '"') {
-                i = endOfQuotedIdentifier(sql, i + 1);
-                tokens.add(new Token(Kind.QUOTED_IDENTIFIER, start, i, depth));
-            } else if (c == '$' && dollarTagEnd(sql, i) > 0 && !continuesWord(sql, i)) {
-                int tagEnd = dollarTagEnd(sql, i);
-                String tag = sql.substring(i, tagEnd);
-                int close = sql.indexOf(tag, tagEnd);
-                if (close < 0) {
-                    throw new LexException("unterminated dollar-quoted string");
-                }
-                i = close + tag.length();
-                tokens.add(new Token(Kind.STRING, start, i, depth));
+            Token quoted = quotedOrComment(sql, i, depth);
+            if (quoted != null) {
+                i = quoted.end();
+                tokens.add(quoted);
             } else if (Character.isLetter(c) || c == '_') {
                 while (i < n && isWordPart(sql.charAt(i))) {
                     i++;
@@ -137,6 +115,39 @@ final class SqlLexer {
             throw new LexException("unbalanced parentheses");
         }
         return tokens;
+    }
+
+    /**
+     * The comment, string literal, quoted identifier or dollar-quoted string that starts at {@code i}, or
+     * {@code null} when none does.
+     */
+    private static Token quotedOrComment(String sql, int i, int depth) throws LexException {
+        int n = sql.length();
+        char c = sql.charAt(i);
+        if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+            int end = i;
+            while (end < n && sql.charAt(end) != '\n' && sql.charAt(end) != '\r') {
+                end++;
+            }
+            return new Token(Kind.COMMENT, i, end, depth);
+        } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+            return new Token(Kind.COMMENT, i, endOfBlockComment(sql, i), depth);
+        } else if (c == '\'') {
+            return new Token(Kind.STRING, i, endOfString(sql, i + 1, false), depth);
+        } else if ((c == 'E' || c == 'e') && i + 1 < n && sql.charAt(i + 1) == '\'' && !continuesWord(sql, i)) {
+            return new Token(Kind.STRING, i, endOfString(sql, i + 2, true), depth);
+        } else if (c == '"') {
+            return new Token(Kind.QUOTED_IDENTIFIER, i, endOfQuotedIdentifier(sql, i + 1), depth);
+        } else if (c == '$' && dollarTagEnd(sql, i) > 0 && !continuesWord(sql, i)) {
+            int tagEnd = dollarTagEnd(sql, i);
+            String tag = sql.substring(i, tagEnd);
+            int close = sql.indexOf(tag, tagEnd);
+            if (close < 0) {
+                throw new LexException("unterminated dollar-quoted string");
+            }
+            return new Token(Kind.STRING, i, close + tag.length(), depth);
+        }
+        return null;
     }
 
     /**

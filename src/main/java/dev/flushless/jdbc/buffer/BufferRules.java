@@ -34,7 +34,7 @@ public final class BufferRules {
          * id, and a {@code nextval} must not take the id the INSERT would have drawn before it.
          */
         SEQUENCE_CALL,
-        /** A write (it rides along with the buffer when {@link #rideable}, else runs after it). */
+        /** A write (it rides along with the buffer where {@link BufferRules#whyNotRideable} allows, else after it). */
         WRITE,
         /** DDL, {@code SET}, {@code DO}, {@code CALL}: anything that is neither a SELECT nor a write. */
         OTHER_STATEMENT
@@ -106,6 +106,18 @@ public final class BufferRules {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether a query that must send the buffer first ({@link #beforeStatement}) carries it in its own round trip: one
+     * statement, and for a plain Statement's text no {@code ?} (an operator there, while the writes it carries bind
+     * parameters). The driver also needs the statement's result set fetched whole, forward-only and read-only (its own
+     * settings); {@code explain} assumes a statement with the defaults.
+     */
+    public static boolean queryCarriesBuffer(StatementDescription query, boolean plainStatement) {
+        return query.isSingleStatement()
+                && query.kind() == StatementDescription.Kind.SELECT
+                && !(plainStatement && query.sql().indexOf('?') >= 0);
     }
 
     /** Functions whose value depends on when (or how often) a statement runs; an UPDATE calling them is not buffered. */

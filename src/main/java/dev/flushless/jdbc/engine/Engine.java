@@ -407,7 +407,7 @@ public final class Engine implements Session {
             return null;
         }
         StatementDescription query = analyzer.describe(sql);
-        if (!query.isSingleStatement()
+        if (!BufferRules.queryCarriesBuffer(query, parameters == null)
                 || statement.getFetchSize() != 0
                 || statement.getMaxFieldSize() != 0
                 || statement.getResultSetType() != ResultSet.TYPE_FORWARD_ONLY
@@ -416,9 +416,6 @@ public final class Engine implements Session {
         }
         Bind[] bound;
         if (parameters == null) {
-            if (sql.indexOf('?') >= 0) {
-                return null; // a ? in a plain Statement's text is an operator, not a parameter
-            }
             bound = new Bind[0];
         } else {
             int count = query.parameterCount();

@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * An INSERT arriving while a group forms joins it; otherwise it leads a new group, so a writer never waits for
  * a running group to finish. A leader waits for company only while it can come soon, the wait leaves nothing
  * idle (see {@link #waitForCompany}) and its lane measured that waiting shortens its rows' time (see
- * {@link Lane#observe}); a lone writer never waits. Every caller returns only after the
+ * {@link WaitChoice#observe}); a lone writer never waits. Every caller returns only after the
  * statement holding its row committed.
  *
  * <p>Correctness rules: the grouped statement is count-checked in-statement and runs in one implicit
@@ -170,31 +170,8 @@ public final class GroupCommit {
          * soon. Anonymous (any arrival takes one off), so it errs towards waiting less.
          */
         private int away;
-        /**
-         * Whether leaders of this lane may wait for company now (the rules of {@link #waitForCompany}); when false
-         * none waits, and every writer runs its own INSERT at once. Chosen by measurement, see {@link #observe}.
-         */
-        private boolean waiting = true;
-        /** This epoch tries the mode not in force (see {@link #observe}). */
-        private boolean exploring;
-        /** The current epoch's number: rows count towards the epoch in which their statement was decided. */
-        private int epoch;
-
-        /** Rows the current epoch still lets pass before it measures. */
-        private int settling = SETTLE_ROWS;
-
-        /** When the current epoch's measuring began (set when its settling rows have passed). */
-        private long epochStart;
-
-        private int epochRows;
-        /** Sum over the epoch's committed rows of their time from arrival to commit (ns). */
-        private long epochNanos;
-        /** The last full epoch of the mode in force: its mean time per row and how long it took (ns). */
-        private long keptMean;
-
-        private long keptDuration;
-        /** Full epochs of the mode in force since the last exploring one (starts due, so the first one explores). */
-        private int keptEpochs = EXPLORE_EVERY - 1;
+        /** Whether leaders of this lane may wait for company now, chosen by measurement. */
+        private final WaitChoice choice = new WaitChoice();
 
         /** Statements of this lane running now (for tests). */
         int running() {
@@ -208,14 +185,14 @@ public final class GroupCommit {
 
         /** The current epoch (for tests, which call {@link #observe} on one thread). */
         int epoch() {
-            return epoch;
+            return choice.epoch();
         }
 
         /** Whether leaders may wait for company now (for tests). */
         boolean waiting() {
             lock.lock();
             try {
-                return waiting;
+                return choice.waiting();
             } finally {
                 lock.unlock();
             }
@@ -223,71 +200,17 @@ public final class GroupCommit {
 
         /**
          * {@code rows} rows of a statement decided in epoch {@code decidedIn} committed at {@code now}, having taken
-         * {@code rowNanos} in all from their callers' arrival: the time the application observed, waits included.
-         * Under {@link #lock}.
-         *
-         * <p>The lane runs in epochs. For {@link #EXPLORE_EVERY} epochs it keeps its mode (leaders may wait, or none
-         * waits); then one epoch tries the other mode, and the mode whose rows took less time each, arrival to commit,
-         * is kept. An epoch's first {@link #SETTLE_ROWS} rows are not measured: grouping takes a few round trips to
-         * build up (writers released together come back together) and to relieve a queue, and a statement decided in
-         * an earlier epoch is not counted at all. Then {@link #EPOCH_ROWS} rows are measured. A tried mode whose
-         * measured rows take longer than the kept mode's took (with a quarter's grace) ends there and loses, so trying
-         * a much worse mode costs little.
-         *
-         * <p>This is the only measure that tells the two regimes apart: where statements queue for CPU (the client's
-         * or the server's), a group's saved work shortens every row's time by more than the leader's wait; where their
-         * time is the network's, bare pgjdbc is already at writers per round trip, and a wait only adds to each row's
-         * time. A statement's own duration cannot tell: on a saturated client it is as close to the quickest as on a
-         * slow network (measured: 16 writers at 1 ms each way gained 1.21x from waiting with a CPU-bound client and
-         * lost 0.93x without one; in both, statements took less than twice the quickest, so the rule this one replaced
-         * turned grouping off in both).
+         * {@code rowNanos} in all from their callers' arrival (see {@link WaitChoice#observe}). Under {@link #lock}.
          */
         void observe(int decidedIn, long rowNanos, int rows, long now) {
-            if (decidedIn != epoch) {
-                return;
-            }
-            if (settling > 0) {
-                settling -= rows;
-                if (settling <= 0) {
-                    epochStart = now; // measured from here
-                }
-                return;
-            }
-            epochRows += rows;
-            epochNanos += rowNanos;
-            long elapsed = now - epochStart;
-            if (exploring) {
-                boolean overBudget = elapsed > keptDuration * 5 / 4;
-                if (epochRows < EPOCH_ROWS && !overBudget) {
-                    return;
-                }
-                if (overBudget || epochNanos / epochRows >= keptMean) {
-                    waiting = !waiting; // back to the kept mode
-                }
-                exploring = false;
-                keptEpochs = 0;
-            } else {
-                if (epochRows < EPOCH_ROWS) {
-                    return;
-                }
-                keptMean = epochNanos / epochRows;
-                keptDuration = elapsed;
-                if (++keptEpochs >= EXPLORE_EVERY) {
-                    exploring = true;
-                    waiting = !waiting;
-                }
-            }
-            epoch++;
-            settling = SETTLE_ROWS;
-            epochRows = 0;
-            epochNanos = 0;
+            choice.observe(decidedIn, rowNanos, rows, now);
         }
     }
 
-    /** Rows an epoch lets pass before it measures (see {@link Lane#observe}). */
+    /** Rows an epoch lets pass before it measures (see {@link WaitChoice#observe}). */
     static final int SETTLE_ROWS = 128;
 
-    /** Rows an epoch measures (see {@link Lane#observe}). */
+    /** Rows an epoch measures (see {@link WaitChoice#observe}). */
     static final int EPOCH_ROWS = 512;
 
     /** Kept epochs between two exploring ones: about one row in 17 runs in the mode not kept. */
@@ -324,11 +247,11 @@ public final class GroupCommit {
                         || testGroupSize > 0 && group.members.size() >= testGroupSize) {
                     group.company.signal(); // the leader need not wait longer
                 }
-            } else if (canCome && (lane.waiting || testGroupSize > 0)) {
+            } else if (canCome && (lane.choice.waiting() || testGroupSize > 0)) {
                 me = caller.member();
                 me.arrived = arrived;
                 group = new Group(lane.lock.newCondition(), me);
-                group.epoch = lane.epoch;
+                group.epoch = lane.choice.epoch();
                 lane.forming = group;
                 waitForCompany(lane, group, maxRows, maxDelayNanos);
                 if (lane.forming == group) {
@@ -340,7 +263,7 @@ public final class GroupCommit {
                 // the common case: nobody to group with (or waiting does not pay here); no group is formed, since
                 // nothing could join it (the lock is held)
                 waitUnpaid = canCome; // company could have come, but the lane measured that waiting does not pay
-                loneEpoch = lane.epoch;
+                loneEpoch = lane.choice.epoch();
                 lane.running++;
                 noteRunning(lane.running);
             }
@@ -382,7 +305,7 @@ public final class GroupCommit {
     /**
      * Whether a new leader may wait for company (see {@link #waitForCompany}): only while another statement of the lane
      * runs (so the wait idles neither the server nor the network) and company can come soon. It waits only if the lane
-     * also measured that waiting pays ({@link Lane#observe}). Under the lane's lock.
+     * also measured that waiting pays ({@link WaitChoice#observe}). Under the lane's lock.
      */
     private static boolean companyCanCome(Lane lane, long maxDelayNanos) {
         if (testGroupSize > 0) {
@@ -409,7 +332,7 @@ public final class GroupCommit {
      *       stays so: nobody is released in groups, so nobody is away, so nobody waits (seen: 64 writers fell from
      *       45,000 to 10,000 rows/s for seconds at a time).</li>
      * </ul>
-     * Either way only while the lane's measurements say that waiting shortens its rows' time ({@link Lane#observe}):
+     * Either way only while the lane's measurements say that waiting shortens its rows' time ({@link WaitChoice#observe}):
      * when their time is the network's, waiting costs every member its wait and saves nothing. Called only when
      * {@link #companyCanCome} and the lane's measurement said so.
      */
@@ -533,7 +456,7 @@ public final class GroupCommit {
 
     /**
      * A statement of the lane, decided in {@code epoch}, ended at {@code now}: the lane counts its {@code committed}
-     * rows' time from arrival ({@code rowNanos}, see {@link Lane#observe}), and its {@code writers} count as away (they
+     * rows' time from arrival ({@code rowNanos}, see {@link WaitChoice#observe}), and its {@code writers} count as away (they
      * may come back soon).
      */
     private static void release(Lane lane, int epoch, long rowNanos, int committed, int writers, long now) {

@@ -106,7 +106,7 @@ class ExplainUrlTest {
         assertTrue(offlineTx.contains("[1] line 1: INSERT INTO audited (id, note) VALUES (?, ?) buffered"), offlineTx);
         // the serial column: currval waits for the buffered INSERT, and rollback() sends the buffer to draw its ids
         assertTrue(tx.contains("[2] line 2: INSERT INTO numbered (note) VALUES (?) buffered"), tx);
-        assertTrue(tx.contains("[3] line 3: SELECT currval('numbered_id_seq') flush first (sequence call)"), tx);
+        assertTrue(tx.contains("[3] line 3: SELECT currval('numbered_id_seq') flush with it (sequence call)"), tx);
         assertTrue(
                 offlineTx.contains("[3] line 3: SELECT currval('numbered_id_seq') runs without flushing"), offlineTx);
         assertTrue(

@@ -37,8 +37,9 @@ final class Workload {
             int deliveries,
             int skusPerDelivery) {
 
+        /** The sizes at {@code --scale factor}: at 1, 250 customers, 500 products, 750 orders, 125 SKUs per delivery. */
         static Sizes scaled(double factor) {
-            return new Sizes(n(1_000, factor), n(2_000, factor), n(3_000, factor), 100, 3, 4, n(500, factor));
+            return new Sizes(n(250, factor), n(500, factor), n(750, factor), 100, 3, 4, n(125, factor));
         }
 
         private static int n(int base, double factor) {

@@ -1,5 +1,6 @@
 package dev.flushless.examples.boot;
 
+import dev.flushless.jdbc.testing.RoundTripCountingSocketFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -41,7 +42,8 @@ class AutoCommitMeasurement {
     private static String measure(String mode, boolean tip) throws Exception {
         String database = TestDatabases.create("ac_" + mode + (tip ? "_tip" : ""));
         String counter = mode + "-" + tip;
-        String socket = "socketFactory=" + RoundTripCounter.class.getName() + "&socketFactoryArg=" + counter;
+        String socket =
+                "socketFactory=" + RoundTripCountingSocketFactory.class.getName() + "&socketFactoryArg=" + counter;
         String url = mode.equals("bare")
                 ? database + "&" + socket
                 : TestDatabases.flushless(database, "flushless.mode=" + mode + "&" + socket);
@@ -69,9 +71,9 @@ class AutoCommitMeasurement {
                 second.isValid(1);
             }
             long callsBefore = calls(database);
-            long tripsBefore = RoundTripCounter.counter(counter).get();
+            long tripsBefore = RoundTripCountingSocketFactory.counter(counter).roundTrips();
             Workload.run(context);
-            long trips = RoundTripCounter.counter(counter).get() - tripsBefore;
+            long trips = RoundTripCountingSocketFactory.counter(counter).roundTrips() - tripsBefore;
             long calls = calls(database) - callsBefore;
             return mode + ", " + (tip ? "auto-commit=false" : "default") + ": " + trips + ", " + calls;
         }
