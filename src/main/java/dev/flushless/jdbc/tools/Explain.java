@@ -22,6 +22,7 @@ import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.stats.YugabyteFlushModel;
+import dev.flushless.jdbc.stats.YugabyteRelease;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -58,7 +59,8 @@ public final class Explain {
 
     static final String USAGE = String.join(
             "\n",
-            "usage: explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL] [--full-sql] FILE|-",
+            "usage: explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL | --yugabyte RELEASE]",
+            "               [--set flushless.KEY=VALUE]... [--full-sql] FILE|-",
             "",
             "Reads SQL statements (separated by ';') from FILE, or from stdin for '-', and prints how Flushless",
             "would treat each one: as a PreparedStatement batch of N rows (coalesced or not, why, the rewrite kind,",
@@ -74,6 +76,9 @@ public final class Explain {
             "  --url JDBC_URL            read the catalog of the tables the script names from this database",
             "                            (jdbc:postgresql:... or jdbc:flushless:..., whose flushless.* settings",
             "                            other than the mode apply)",
+            "  --yugabyte RELEASE        offline, explain for this YugabyteDB release (e.g. 2025.2.8.0) as yugabyted",
+            "                            deploys it: its size rule, ON CONFLICT batching, Read Committed and write",
+            "                            pipelining defaults (--set flushless.writePipelining=on|off overrides)",
             "  --set flushless.KEY=VALUE a flushless.* setting to explain with (repeatable; over the --url's), e.g.",
             "                            --set flushless.minBatchRows=2",
             "  --full-sql                print rewritten SQL in full (long texts are shortened by default)",
@@ -99,13 +104,21 @@ public final class Explain {
     private final SessionFacts session;
 
     private final YugabyteFlushModel flushModel;
+    /** The server explained for: the --url's, a --yugabyte release's defaults, or PostgreSQL offline. */
+    private final ServerFacts server;
     /** The database of --url, or {@code null} offline. */
     private final Database database;
 
     private final Map<String, Long> oids = new HashMap<>();
 
     private Explain(
-            PrintStream out, int rows, Integer maxRows, boolean fullSql, Database database, FlushlessConfig config) {
+            PrintStream out,
+            int rows,
+            Integer maxRows,
+            boolean fullSql,
+            Database database,
+            FlushlessConfig config,
+            YugabyteRelease assumedRelease) {
         this.out = out;
         this.rows = rows;
         this.fullSql = fullSql;
@@ -113,9 +126,20 @@ public final class Explain {
         this.config = config;
         this.maxRows = maxRows != null ? maxRows : config.maxRowsPerStatement();
         this.session = database == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(database.connection());
-        ServerFacts server = database == null ? null : ServerFacts.of(database.connection());
-        this.flushModel = server == null ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT : server.flushModel();
-        this.yugabyte = server != null && server.yugabyte();
+        if (database != null) {
+            this.server = ServerFacts.of(database.connection(), config.writePipelining());
+        } else if (assumedRelease != null) {
+            this.server = ServerFacts.reported(
+                    (assumedRelease.stable() && assumedRelease.major() < 2025 ? "11.2" : "15.12") + "-YB-"
+                            + assumedRelease,
+                    ServerFacts.Settings.releaseDefaults(assumedRelease),
+                    config.writePipelining());
+        } else {
+            this.server = ServerFacts.reported("", null, config.writePipelining());
+        }
+        // the same model the driver's report uses: on --url, the settings are read (YugabyteDB only, no table)
+        this.flushModel = server.flushModel(database == null ? null : database.connection());
+        this.yugabyte = server.yugabyte();
         this.minBatchRows = config.minBatchRows(yugabyte);
     }
 
@@ -174,6 +198,7 @@ public final class Explain {
         Integer maxRows = null;
         boolean fullSql = false;
         String url = null;
+        YugabyteRelease release = null;
         String file = null;
         java.util.Properties settings = new java.util.Properties();
         for (int i = 0; i < args.length; i++) {
@@ -198,6 +223,14 @@ public final class Explain {
                 case "--url":
                     url = value(args, ++i, arg);
                     break;
+                case "--yugabyte": {
+                    String text = value(args, ++i, arg);
+                    release = YugabyteRelease.of(text);
+                    if (release == null) {
+                        throw new UsageException("--yugabyte takes a release such as 2025.2.8.0, not '" + text + "'");
+                    }
+                    break;
+                }
                 case "--full-sql":
                     fullSql = true;
                     break;
@@ -223,6 +256,9 @@ public final class Explain {
         if (file == null) {
             throw new UsageException("no input: give a FILE, or - for stdin");
         }
+        if (url != null && release != null) {
+            throw new UsageException("--yugabyte is for offline use; with --url the server reports its release");
+        }
         String script = read(file, in);
         Database database = url == null ? null : Database.open(url);
         try {
@@ -232,7 +268,7 @@ public final class Explain {
             } catch (SQLException e) {
                 throw new UsageException("--set: " + e.getMessage());
             }
-            return new Explain(out, rows, maxRows, fullSql, database, config).explain(file, script, mode);
+            return new Explain(out, rows, maxRows, fullSql, database, config, release).explain(file, script, mode);
         } finally {
             if (database != null) {
                 database.close();
@@ -392,6 +428,18 @@ public final class Explain {
                 + ", flushless.minBatchRows=" + minBatchRows
                 + (mode.equals("transaction") ? ", flushless.bufferFirstWrite=" + config.bufferFirstWrite() : "")
                 + ", PreparedStatement batches of " + rows + " row" + (rows == 1 ? "" : "s") + ".");
+        out.println("YugabyteDB flush model ("
+                + (database != null
+                        ? "read from the server"
+                        : server.yugabyte() ? "the release's defaults, as yugabyted deploys it" : "offline")
+                + "; flushless.onConflict=" + config.onConflict().name().toLowerCase(Locale.ROOT) + " takes the "
+                + (server.antiJoin(config.onConflict(), database == null ? null : database.connection())
+                        ? "anti-join form"
+                        : "native form")
+                + " for ON CONFLICT batches):");
+        for (String assumption : flushModel.describe()) {
+            out.println("  " + assumption);
+        }
         if (mode.equals("transaction")) {
             out.println("The batch sections and their summary come first (batches in autocommit run exactly as in");
             out.println(
@@ -429,6 +477,7 @@ public final class Explain {
         long preparedSent = 0;
         long preparedWritesIssued = 0;
         long preparedFlushesAfter = 0;
+        long preparedConsensusAfter = 0;
         long otherStatements = 0;
         out.println();
         out.println(
@@ -473,7 +522,9 @@ public final class Explain {
             preparedIssued += rows;
             preparedSent += sent;
             preparedWritesIssued += rows;
-            preparedFlushesAfter += plan.isFallback() ? rows : plan.estimatedFlushes(flushModel);
+            long flushes = plan.isFallback() ? rows : plan.estimatedFlushes(flushModel);
+            preparedFlushesAfter += flushes;
+            preparedConsensusAfter += flushModel.consensusFlushes(flushes, sent, false);
         }
 
         out.println();
@@ -483,6 +534,7 @@ public final class Explain {
         long chainIssued = 0;
         long chainSent = 0;
         long chainFlushes = 0;
+        long chainConsensus = 0;
         int runs = 0;
         List<Item> run = new ArrayList<>();
         for (int i = 0; i <= items.size(); i++) {
@@ -496,7 +548,12 @@ public final class Explain {
                 chainIssued += run.size();
                 BatchPlan plan = explainStatementBatch(run);
                 chainSent += plan.isFallback() ? run.size() : plan.statements().size();
-                chainFlushes += plan.isFallback() ? run.size() : plan.estimatedFlushes(flushModel);
+                long flushes = plan.isFallback() ? run.size() : plan.estimatedFlushes(flushModel);
+                chainFlushes += flushes;
+                chainConsensus += flushModel.consensusFlushes(
+                        flushes,
+                        plan.isFallback() ? run.size() : plan.statements().size(),
+                        false);
                 run.clear();
             }
         }
@@ -517,11 +574,17 @@ public final class Explain {
         out.println("  statements: " + issued + " issued by the application -> " + sent + " sent by Flushless");
         out.println("  estimated YugabyteDB flushes: " + (preparedWritesIssued + chainIssued) + " before -> "
                 + (preparedFlushesAfter + chainFlushes) + " after");
+        long writesIssued = preparedWritesIssued + chainIssued;
+        out.println("  of which wait for consensus (in autocommit): "
+                + flushModel.consensusFlushes(writesIssued, writesIssued, false) + " before -> "
+                + (preparedConsensusAfter + chainConsensus) + " after");
         out.println(
                 "  (model: every INSERT, UPDATE or DELETE statement waits for one flush, and one more per 3072 rows it");
         out.println(
-                "  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
-        out.println("  ON CONFLICT; other statements and commits are not counted)");
+                "  writes; a multi-row INSERT ... ON CONFLICT one per row where the server does not batch ON CONFLICT"
+                        + (flushModel.onConflictBatched() ? "" : " (as here)")
+                        + "; other statements and commits are not");
+        out.println("  counted; the flush model above says which release and settings)");
         Tallies.Transaction transaction = mode.equals("transaction") ? explainTransaction(items) : null;
         return new Tallies(issued, sent, transaction);
     }
@@ -764,6 +827,11 @@ public final class Explain {
                 + (asIssued - tally.readsWithoutFlush) + " other sent when issued)");
         say("flushes: " + flushCount + (flushCount == 0 ? "" : " (" + causes + ")") + ", sending "
                 + plural(tally.flushStatements, "statement") + " for the " + plural(tally.buffered, "buffered INSERT"));
+        say("waiting for consensus (the flush model above): "
+                + (flushModel.writePipelining()
+                        ? "the COMMIT only; with write pipelining the flushes inside the transaction wait for the"
+                                + " tablet leaders"
+                        : "every flush inside the transaction, and the COMMIT"));
         say("round trips: bare pgjdbc " + bareTrips + " (" + tally.issued + " statements + " + ends
                 + ") -> flushless.mode=transaction " + tally.transactionTrips);
         say("statements sent (BEGIN not counted): bare pgjdbc " + bareTrips + " -> flushless.mode=transaction "
@@ -1165,7 +1233,9 @@ public final class Explain {
                     batchCatalog(columnsNamed(d)),
                     null,
                     BatchPlanner.Settings.of(config, session).withMaxRowsPerStatement(maxRows),
-                    false);
+                    // the driver's own choice (ServerFacts.antiJoin): the --url's server, or the assumed one
+                    d.onConflict() != StatementDescription.OnConflict.NONE
+                            && server.antiJoin(config.onConflict(), database == null ? null : database.connection()));
         } catch (SQLException e) {
             throw new IllegalStateException(e); // only the text for generated keys throws, and none are asked for
         }
