@@ -4,7 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flushless.demo.Server.Space;
 import dev.flushless.demo.Server.StatementCounts;
+import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.stats.FlushlessStats;
+import dev.flushless.jdbc.stats.YugabyteFlushModel;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -273,7 +275,7 @@ public final class Demo {
             say("comparing every table's rows (ordered by primary key) between the " + spaces.size()
                     + " databases ...");
             List<String> differences = DataComparison.differences(server, spaces);
-            printTable(server, results, differences);
+            printTable(server, results, differences, flushModel(server, spaces.get(0)));
             boolean identical = differences.stream().allMatch(d -> d == null);
             if (options.keep() || !identical) {
                 StringBuilder kept = new StringBuilder();
@@ -426,7 +428,19 @@ public final class Demo {
      * Prints the table. {@code results.get(0)} is bare pgjdbc; {@code differences.get(i)} is null when the data
      * of {@code results.get(i)} is identical to bare pgjdbc's, else the first difference.
      */
-    private static void printTable(Server server, List<Result> results, List<String> differences) {
+    /**
+     * The YugabyteDB flush model the estimate row follows: the server's own release and settings (read with the
+     * driver's ServerFacts: on YugabyteDB one query of current_setting values, on PostgreSQL nothing), write pipelining
+     * as the release has it by default.
+     */
+    static YugabyteFlushModel flushModel(Server server, Space space) throws SQLException {
+        try (Connection c = server.connect(space)) {
+            return ServerFacts.of(c).flushModel(c);
+        }
+    }
+
+    private static void printTable(
+            Server server, List<Result> results, List<String> differences, YugabyteFlushModel model) {
         Result bare = results.get(0);
         int n = results.size();
         boolean stats = results.stream().allMatch(r -> r.server() != null);
@@ -442,6 +456,11 @@ public final class Demo {
         rows.add(counts("client round trips", results, Result::roundTrips));
         rows.add(counts(
                 "est. YugabyteDB flushes (*)", results, r -> stats ? r.server().writes() + r.commits() : -1));
+        // every workload statement runs in an explicit transaction: with write pipelining only the commits wait
+        rows.add(counts(
+                "  of which wait for consensus",
+                results,
+                r -> stats ? (model.writePipelining() ? r.commits() : r.server().writes() + r.commits()) : -1));
         String[] times = new String[n];
         String[] speed = new String[n];
         String[] data = new String[n];
@@ -508,10 +527,13 @@ public final class Demo {
                         + " transactions";
         out.append(String.format(
                 Locale.ROOT,
-                "(*) an estimate until the YugabyteDB model lands: one flush per INSERT/UPDATE/DELETE"
-                        + " statement the%n    server ran (pg_stat_statements; a CTE chain of writes counts once) plus one per COMMIT%n"
-                        + "    (%s, counted by the workload).%n",
+                "(*) estimated by the YugabyteDB flush model: one flush per INSERT/UPDATE/DELETE statement the%n"
+                        + "    server ran (pg_stat_statements; a CTE chain of writes counts once) plus one per COMMIT%n"
+                        + "    (%s, counted by the workload). The model, as read from this server:%n",
                 commits));
+        for (String line : model.describe()) {
+            out.append("    ").append(wrap(line, 100, "      "));
+        }
         if (!stats) {
             out.append("    n/a: pg_stat_statements is not preloaded or not readable on ")
                     .append(server.description)
