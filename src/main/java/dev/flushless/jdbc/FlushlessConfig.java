@@ -33,6 +33,16 @@ public final class FlushlessConfig {
         ANTIJOIN
     }
 
+    /** Whether the flush model assumes YugabyteDB write pipelining; see {@link FlushlessProperty#WRITE_PIPELINING}. */
+    public enum WritePipelining {
+        /** The connected release's default. */
+        AUTO,
+        /** The servers run with {@code ysql_enable_write_pipelining=true}. */
+        ON,
+        /** The servers run without it. */
+        OFF
+    }
+
     private static final FlushlessConfig DEFAULTS;
 
     static {
@@ -103,6 +113,11 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#ON_CONFLICT}. */
     public OnConflict onConflict() {
         return (OnConflict) values.get(FlushlessProperty.ON_CONFLICT);
+    }
+
+    /** See {@link FlushlessProperty#WRITE_PIPELINING}. */
+    public WritePipelining writePipelining() {
+        return (WritePipelining) values.get(FlushlessProperty.WRITE_PIPELINING);
     }
 
     /** See {@link FlushlessProperty#FOLLOWER_READS}: the staleness in milliseconds, 0 when off. */

@@ -304,6 +304,16 @@ public class FlushlessDataSource implements DataSource {
         return getInt(FlushlessProperty.FOLLOWER_READS);
     }
 
+    /** {@link FlushlessProperty#WRITE_PIPELINING}: {@code auto}, {@code on} or {@code off}; {@code null} resets it. */
+    public void setWritePipelining(String writePipelining) {
+        set(FlushlessProperty.WRITE_PIPELINING, writePipelining);
+    }
+
+    /** {@link FlushlessProperty#WRITE_PIPELINING}, as set or its default. */
+    public String getWritePipelining() {
+        return get(FlushlessProperty.WRITE_PIPELINING);
+    }
+
     /** The {@code jdbc:flushless:...} URL to connect to (bean style, used when no DataSource is wrapped). */
     public String getUrl() {
         return url;

@@ -188,7 +188,20 @@ public enum FlushlessProperty {
             0,
             Integer.MAX_VALUE,
             "YugabyteDB: read-only connections and transactions read from followers at most this many ms stale"
-                    + " (0 = off; ignored with a warning on PostgreSQL)");
+                    + " (0 = off; ignored with a warning on PostgreSQL)"),
+
+    /**
+     * YugabyteDB: whether the flush model (the report's estimates, explain, the demo) assumes write pipelining
+     * ({@code ysql_enable_write_pipelining}, a YB-TServer flag that SQL cannot read). {@code auto} takes the
+     * connected release's default; {@code on}/{@code off} say how the servers are configured. Changes no statement
+     * that is sent.
+     */
+    WRITE_PIPELINING(
+            "flushless.writePipelining",
+            FlushlessConfig.WritePipelining.AUTO,
+            "YugabyteDB flush model: whether the servers run with write pipelining (ysql_enable_write_pipelining, which"
+                    + " SQL cannot read): auto (the release's default: off up to 2026.1, on from main builds since"
+                    + " July 2026), on, off; changes only the estimates");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";

@@ -27,7 +27,9 @@ import org.testcontainers.containers.wait.strategy.Wait;
  * preloaded), started once in this JVM; the forks reach it by URL. {@code --url}: any server, used as given
  * (the benchmarks create and drop their own tables there; server statements are counted when
  * {@code pg_stat_statements} is preloaded and the role may reset it). {@code --testcontainers}: a container,
- * when a Docker engine is reachable; otherwise the run is skipped with the reason and exits 0.
+ * when a Docker engine is reachable (YugabyteDB's image: {@code FLUSHLESS_YUGABYTE_IMAGE}, see
+ * {@link #yugabyteImage()}); otherwise the run is skipped with the reason and exits 0, or 1 with
+ * {@code FLUSHLESS_REQUIRE_DOCKER=true} (CI).
  */
 public final class BenchMain {
 
@@ -60,6 +62,10 @@ public final class BenchMain {
             String reason = dockerUnavailableReason();
             if (reason != null) {
                 System.out.println("[flushless bench] SKIPPED --testcontainers " + container + ": " + reason);
+                if (Boolean.parseBoolean(System.getenv("FLUSHLESS_REQUIRE_DOCKER"))) {
+                    System.out.println("[flushless bench] FLUSHLESS_REQUIRE_DOCKER=true: failing, not skipping");
+                    System.exit(1);
+                }
                 return;
             }
             started = startContainer(container);
@@ -123,8 +129,7 @@ public final class BenchMain {
                         .waitingFor(Wait.forLogMessage(".*database system is ready to accept connections.*\\n", 2));
             }
             case "yugabytedb" -> {
-                c = new GenericContainer<>(System.getProperty(
-                                "flushless.bench.yugabyteImage", "yugabytedb/yugabyte:2024.1.3.0-b105"))
+                c = new GenericContainer<>(yugabyteImage())
                         .withCommand("bin/yugabyted", "start", "--background=false")
                         .withExposedPorts(5433)
                         .waitingFor(Wait.forListeningPort().withStartupTimeout(Duration.ofMinutes(3)));
@@ -133,6 +138,18 @@ public final class BenchMain {
         }
         c.start();
         return c;
+    }
+
+    /**
+     * The YugabyteDB image: {@code FLUSHLESS_YUGABYTE_IMAGE}, else {@code -Dflushless.bench.yugabyteImage}, else the
+     * newest release the driver's container tests pin (YugabyteContainer.IMAGE_NEWEST in the driver's tests).
+     */
+    static String yugabyteImage() {
+        String image = System.getenv("FLUSHLESS_YUGABYTE_IMAGE");
+        if (image != null && !image.isBlank()) {
+            return image.trim();
+        }
+        return System.getProperty("flushless.bench.yugabyteImage", "yugabytedb/yugabyte:2026.1.0.0-b118");
     }
 
     private static String containerUrl(String kind, GenericContainer<?> c) throws Exception {

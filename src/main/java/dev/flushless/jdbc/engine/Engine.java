@@ -105,7 +105,8 @@ public final class Engine implements Session {
         this.config = config;
         this.analyzer = analyzer(config);
         this.transactions = new TransactionBuffering(this, config.mode() == FlushlessConfig.Mode.TRANSACTION);
-        this.server = ServerFacts.of(delegate);
+        this.server = ServerFacts.of(delegate, config.writePipelining());
+        stats.attach(server.flushContext(delegate));
         this.catalog = catalogOf(delegate, config.catalogCacheSeconds());
         this.minBatchRows = config.minBatchRows(server.yugabyte());
         this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
@@ -254,17 +255,11 @@ public final class Engine implements Session {
 
     /**
      * Whether ON CONFLICT batches take the anti-join form: {@code flushless.onConflict=antijoin}, or {@code auto} on a
-     * YugabyteDB release that does not batch ON CONFLICT itself (asked once, on YugabyteDB only).
+     * YugabyteDB release that does not batch ON CONFLICT itself (asked once, on YugabyteDB only; {@link
+     * ServerFacts#antiJoin}, which explain asks too).
      */
     boolean onConflictAntiJoin() {
-        switch (config.onConflict()) {
-            case ANTIJOIN:
-                return true;
-            case NATIVE:
-                return false;
-            default:
-                return server.autoAntiJoin(delegate);
-        }
+        return server.antiJoin(config.onConflict(), delegate);
     }
 
     // ---- statements as sent ----
@@ -892,7 +887,8 @@ public final class Engine implements Session {
                 outcome.statementsSent(),
                 outcome.roundTrips(),
                 nanos,
-                plan.estimatedFlushes(server.flushModel()));
+                // a native ON CONFLICT plan's estimate needs the server's batching (read once, YugabyteDB only)
+                plan.estimatedFlushes(plan.isNativeOnConflict() ? server.flushModel(delegate) : server.flushModel()));
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
             LOG.log(
                     System.Logger.Level.DEBUG,

@@ -20,6 +20,10 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code flushless.round.trips}: client round trips (estimated for batches run as sent);</li>
  *   <li>{@code flushless.flushes.estimated} with tag {@code phase} = {@code before} | {@code after}: the
  *       YugabyteDB flush estimate without and with Flushless;</li>
+ *   <li>{@code flushless.flushes.consensus.estimated} (tag {@code phase}): of those, the flushes that wait for a
+ *       consensus round (all of them unless the servers run with write pipelining);</li>
+ *   <li>{@code flushless.yugabyte.connections} (tags {@code release}, {@code write_pipelining}): connections opened to
+ *       YugabyteDB by release and whether the flush model assumed write pipelining;</li>
  *   <li>{@code flushless.rewrites} (tag {@code kind}) and {@code flushless.fallbacks} (tag {@code reason}):
  *       rows coalesced by rewrite kind, rows run as sent by reason;</li>
  *   <li>{@code flushless.flush}: a timer of coalesced batch executions.</li>
@@ -72,6 +76,18 @@ public final class FlushlessMetrics implements MeterBinder {
                 "Estimated YugabyteDB flushes with Flushless",
                 FlushlessStats::estimatedFlushesAfter,
                 Tags.of("phase", "after"));
+        counter(
+                registry,
+                "flushless.flushes.consensus.estimated",
+                "Estimated YugabyteDB flushes without Flushless that wait for consensus",
+                FlushlessStats::estimatedConsensusFlushesBefore,
+                Tags.of("phase", "before"));
+        counter(
+                registry,
+                "flushless.flushes.consensus.estimated",
+                "Estimated YugabyteDB flushes with Flushless that wait for consensus",
+                FlushlessStats::estimatedConsensusFlushesAfter,
+                Tags.of("phase", "after"));
         Timer flush = Timer.builder("flushless.flush")
                 .description("Duration of coalesced batch executions")
                 .tags(tags)
@@ -89,10 +105,19 @@ public final class FlushlessMetrics implements MeterBinder {
         });
         stats.rewrites().keySet().forEach(kind -> keyed(registry, "rewrite", kind));
         stats.fallbacks().keySet().forEach(reason -> keyed(registry, "fallback", reason));
+        stats.yugabyteConnections().keySet().forEach(key -> keyed(registry, "yugabyte", key));
     }
 
     private void keyed(MeterRegistry registry, String family, String key) {
-        if ("rewrite".equals(family)) {
+        if ("yugabyte".equals(family)) {
+            int slash = key.lastIndexOf('/');
+            counter(
+                    registry,
+                    "flushless.yugabyte.connections",
+                    "Connections opened to YugabyteDB, by release and assumed write pipelining",
+                    s -> s.yugabyteConnections(key),
+                    Tags.of("release", key.substring(0, slash), "write_pipelining", key.substring(slash + 1)));
+        } else if ("rewrite".equals(family)) {
             counter(
                     registry,
                     "flushless.rewrites",

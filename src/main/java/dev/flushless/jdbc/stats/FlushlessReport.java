@@ -16,6 +16,12 @@ import java.util.Map;
  * @param estimatedFlushesAfter the same for the statements Flushless sent, by {@link YugabyteFlushModel}: one per
  *     write statement and per 3072 rows it writes, one per row for a native ON CONFLICT statement on a release
  *     that does not batch ON CONFLICT (assumed unless the connection is to a YugabyteDB that does)
+ * @param estimatedConsensusFlushesBefore of {@code estimatedFlushesBefore}, those that wait for a consensus (Raft)
+ *     round: all of them, unless the model assumes write pipelining (then none inside explicit transactions, whose
+ *     COMMIT carries the wait, and one per statement in autocommit)
+ * @param estimatedConsensusFlushesAfter the same of {@code estimatedFlushesAfter}
+ * @param flushModel what the connection's estimates assumed ({@link YugabyteFlushModel#describe()}: release,
+ *     isolation, ON CONFLICT batching, write pipelining), or {@code null} for the driver-wide report
  * @param coalescedRuns coalesced batch executions
  * @param coalescedNanos time spent in them
  * @param rewrites rows coalesced, by rewrite kind
@@ -27,6 +33,9 @@ public record FlushlessReport(
         long roundTrips,
         long estimatedFlushesBefore,
         long estimatedFlushesAfter,
+        long estimatedConsensusFlushesBefore,
+        long estimatedConsensusFlushesAfter,
+        String flushModel,
         long coalescedRuns,
         long coalescedNanos,
         Map<String, Long> rewrites,
@@ -37,10 +46,40 @@ public record FlushlessReport(
         fallbacks = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(fallbacks));
     }
 
+    /** A report without the consensus split and model (every flush waiting for consensus, as without pipelining). */
+    public FlushlessReport(
+            long statementsIssued,
+            long statementsSent,
+            long roundTrips,
+            long estimatedFlushesBefore,
+            long estimatedFlushesAfter,
+            long coalescedRuns,
+            long coalescedNanos,
+            Map<String, Long> rewrites,
+            Map<String, Long> fallbacks) {
+        this(
+                statementsIssued,
+                statementsSent,
+                roundTrips,
+                estimatedFlushesBefore,
+                estimatedFlushesAfter,
+                estimatedFlushesBefore,
+                estimatedFlushesAfter,
+                null,
+                coalescedRuns,
+                coalescedNanos,
+                rewrites,
+                fallbacks);
+    }
+
     @Override
     public String toString() {
         return "issued=" + statementsIssued + " sent=" + statementsSent + " roundTrips=" + roundTrips
-                + " flushes(est.)=" + estimatedFlushesBefore + "->" + estimatedFlushesAfter + " rewrites=" + rewrites
-                + " fallbacks=" + fallbacks;
+                + " flushes(est.)=" + estimatedFlushesBefore + "->" + estimatedFlushesAfter
+                + (estimatedConsensusFlushesBefore == estimatedFlushesBefore
+                                && estimatedConsensusFlushesAfter == estimatedFlushesAfter
+                        ? ""
+                        : " consensus=" + estimatedConsensusFlushesBefore + "->" + estimatedConsensusFlushesAfter)
+                + " rewrites=" + rewrites + " fallbacks=" + fallbacks;
     }
 }

@@ -20,9 +20,28 @@ public final class FlushlessStats {
     /** Totals over every connection of this class loader. */
     public static final FlushlessStats GLOBAL = new FlushlessStats(null);
 
+    /**
+     * Where a connection's counters learn its server's flush model and whether a write runs inside an explicit
+     * transaction (for which flushes wait for consensus, {@link YugabyteFlushModel#consensusFlushes}). Both answers
+     * must cost no round trip: they are asked for writes as they are counted.
+     */
+    public interface FlushContext {
+        /** The flush model as known now (sends nothing). */
+        YugabyteFlushModel model();
+
+        /** Whether the flush model assumes write pipelining (fixed for the connection). */
+        boolean writePipelining();
+
+        /** Whether the connection is inside an explicit transaction now. */
+        boolean explicitTransaction();
+    }
+
     /** Told about new rewrite kinds and fallback reasons, and about each coalesced execution's duration. */
     public interface Listener {
-        /** A rewrite kind ({@code family} "rewrite") or fallback reason ("fallback") was counted for the first time. */
+        /**
+         * A rewrite kind ({@code family} "rewrite"), fallback reason ("fallback") or YugabyteDB release and pipelining
+         * ("yugabyte", {@code 2025.2.8.0/off}) was counted for the first time.
+         */
         void newKey(String family, String key);
 
         /** A coalesced batch ran in {@code nanos}. */
@@ -53,6 +72,18 @@ public final class FlushlessStats {
     private final LongAdder writesAsSent = new LongAdder();
     /** Reads (and other non-writes) that ran as sent: each one statement issued and sent (see {@link #writesAsSent}). */
     private final LongAdder readsAsSent = new LongAdder();
+    /**
+     * Estimated flushes that wait for the tablet leaders only (write pipelining inside explicit transactions):
+     * subtracted from the flush estimates to give those that wait for consensus. Counted only where the connection's
+     * model assumes write pipelining, so the hot path of the others pays one boolean check.
+     */
+    private final LongAdder leaderOnlyBefore = new LongAdder();
+
+    private final LongAdder leaderOnlyAfter = new LongAdder();
+    /** The connection's flush context ({@link #attach}), {@code null} for {@link #GLOBAL} and until attached. */
+    private volatile FlushContext context;
+    /** {@code context.writePipelining()}, read once when attached. */
+    private volatile boolean pipelining;
 
     private final Map<String, LongAdder> rewrites = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
@@ -67,6 +98,69 @@ public final class FlushlessStats {
         return new FlushlessStats(GLOBAL);
     }
 
+    /**
+     * Attaches this connection's flush context: from now on the estimates follow its server's model, and, where the
+     * model assumes write pipelining, the flushes of writes inside explicit transactions count as waiting for the
+     * tablet leaders only. A connection to YugabyteDB is also counted under its release
+     * ({@link #yugabyteConnections()}).
+     */
+    public void attach(FlushContext flushContext) {
+        this.context = flushContext;
+        this.pipelining = flushContext != null && flushContext.writePipelining();
+        YugabyteFlushModel model = flushContext == null ? null : flushContext.model();
+        if (model != null && model.release() != null) {
+            yugabyteConnection(model.release() + "/" + (pipelining ? "on" : "off"));
+        }
+    }
+
+    /** The connection's flush model as known now, or {@code null} (the driver-wide counters, or not attached). */
+    public YugabyteFlushModel flushModel() {
+        FlushContext c = context;
+        return c == null ? null : c.model();
+    }
+
+    private final Map<String, LongAdder> yugabyteConnections = new ConcurrentHashMap<>();
+
+    private void yugabyteConnection(String key) {
+        if (parent != null) {
+            parent.yugabyteConnection(key);
+            return;
+        }
+        count(yugabyteConnections, "yugabyte", key, 1);
+    }
+
+    /**
+     * Connections opened to YugabyteDB (driver-wide), by {@code release/pipelining} as the flush model assumed them
+     * ({@code 2025.2.8.0/off}); empty for a connection's own counters.
+     */
+    public Map<String, Long> yugabyteConnections() {
+        return snapshot(yugabyteConnections);
+    }
+
+    /** Connections opened to YugabyteDB under {@code key} so far (for meters). */
+    public long yugabyteConnections(String key) {
+        LongAdder adder = yugabyteConnections.get(key);
+        return adder == null ? 0 : adder.sum();
+    }
+
+    /** Whether this connection's writes run inside an explicit transaction now, where that matters (pipelining). */
+    private boolean leaderOnlyNow() {
+        FlushContext c = context;
+        return pipelining && c != null && c.explicitTransaction();
+    }
+
+    private void leaderOnly(long before, long after) {
+        if (before != 0) {
+            leaderOnlyBefore.add(before);
+        }
+        if (after != 0) {
+            leaderOnlyAfter.add(after);
+        }
+        if (parent != null) {
+            parent.leaderOnly(before, after);
+        }
+    }
+
     /** Registers a listener (used by the Micrometer binder). */
     public void addListener(Listener listener) {
         listeners.add(listener);
@@ -77,6 +171,9 @@ public final class FlushlessStats {
         roundTrips.increment();
         if (write) {
             writesAsSent.increment();
+            if (pipelining && leaderOnlyNow()) {
+                leaderOnly(1, 1);
+            }
         } else {
             readsAsSent.increment();
         }
@@ -132,6 +229,15 @@ public final class FlushlessStats {
         flushesAfter.add(flushes);
         coalescedRuns.increment();
         coalescedNanos.add(nanos);
+        if (pipelining) {
+            // with write pipelining: inside an explicit transaction no flush waits for consensus (its COMMIT does),
+            // in autocommit each statement waits once, at its commit (YugabyteFlushModel rule 6)
+            if (leaderOnlyNow()) {
+                leaderOnly(rows, flushes);
+            } else {
+                leaderOnly(0, flushes - Math.min(flushes, statements));
+            }
+        }
         count(rewrites, "rewrite", kind, rows);
         for (Listener listener : listeners) {
             listener.coalescedRun(nanos);
@@ -151,6 +257,9 @@ public final class FlushlessStats {
         }
         writesAsSent.add(rows);
         roundTrips.add((rows + PGJDBC_STATEMENTS_PER_ROUND_TRIP - 1) / PGJDBC_STATEMENTS_PER_ROUND_TRIP);
+        if (pipelining && leaderOnlyNow()) {
+            leaderOnly(rows, rows);
+        }
         if (reason != null) {
             counted(reason, rows);
         }
@@ -241,6 +350,19 @@ public final class FlushlessStats {
         return flushesAfter.sum() + writesAsSent.sum();
     }
 
+    /**
+     * Of {@link #estimatedFlushesBefore()}, those that wait for a consensus (Raft) round: all of them unless the model
+     * assumes write pipelining ({@link YugabyteFlushModel#consensusFlushes}).
+     */
+    public long estimatedConsensusFlushesBefore() {
+        return estimatedFlushesBefore() - leaderOnlyBefore.sum();
+    }
+
+    /** Of {@link #estimatedFlushesAfter()}, those that wait for a consensus (Raft) round. */
+    public long estimatedConsensusFlushesAfter() {
+        return estimatedFlushesAfter() - leaderOnlyAfter.sum();
+    }
+
     /** Rows coalesced, by rewrite kind (e.g. {@code insert-unnest}). */
     public Map<String, Long> rewrites() {
         return snapshot(rewrites);
@@ -265,12 +387,16 @@ public final class FlushlessStats {
 
     /** A consistent-enough snapshot of every counter. */
     public FlushlessReport report() {
+        YugabyteFlushModel model = flushModel();
         return new FlushlessReport(
                 statementsIssued(),
                 statementsSent(),
                 roundTrips(),
                 estimatedFlushesBefore(),
                 estimatedFlushesAfter(),
+                estimatedConsensusFlushesBefore(),
+                estimatedConsensusFlushesAfter(),
+                model == null ? null : String.join("; ", model.describe()),
                 coalescedRuns.sum(),
                 coalescedNanos.sum(),
                 rewrites(),

@@ -91,7 +91,9 @@ final class BatchExplainer {
         counts.preparedIssued += rows;
         counts.preparedSent += sent;
         counts.preparedWritesIssued += rows;
-        counts.preparedFlushesAfter += plan.isFallback() ? rows : plan.estimatedFlushes(settings.flushModel());
+        long flushes = plan.isFallback() ? rows : plan.estimatedFlushes(settings.flushModel());
+        counts.preparedFlushesAfter += flushes;
+        counts.preparedConsensusAfter += settings.flushModel().consensusFlushes(flushes, sent, false);
     }
 
     /**
@@ -138,7 +140,8 @@ final class BatchExplainer {
                     catalog.forBatch(columnsNamed(d)),
                     null,
                     settings.planner().withMaxRowsPerStatement(settings.maxRows()),
-                    false);
+                    // the driver's own choice (ServerFacts.antiJoin): the --url's server, or the assumed one
+                    d.onConflict() != StatementDescription.OnConflict.NONE && settings.antiJoin());
         } catch (SQLException e) {
             throw new IllegalStateException(e); // only the text for generated keys throws, and none are asked for
         }
@@ -184,7 +187,15 @@ final class BatchExplainer {
                 BatchPlan plan = statementBatch(run);
                 counts.chainSent +=
                         plan.isFallback() ? run.size() : plan.statements().size();
-                counts.chainFlushes += plan.isFallback() ? run.size() : plan.estimatedFlushes(settings.flushModel());
+                long flushes = plan.isFallback() ? run.size() : plan.estimatedFlushes(settings.flushModel());
+                counts.chainFlushes += flushes;
+                counts.chainConsensus += settings.flushModel()
+                        .consensusFlushes(
+                                flushes,
+                                plan.isFallback()
+                                        ? run.size()
+                                        : plan.statements().size(),
+                                false);
                 run.clear();
             }
         }

@@ -35,7 +35,8 @@ public final class Explain {
 
     static final String USAGE = String.join(
             "\n",
-            "usage: explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL] [--full-sql] FILE|-",
+            "usage: explain [--mode batch|transaction] [--rows N] [--max-rows N] [--url JDBC_URL | --yugabyte RELEASE]",
+            "               [--set flushless.KEY=VALUE]... [--full-sql] FILE|-",
             "",
             "Reads SQL statements (separated by ';') from FILE, or from stdin for '-', and prints how Flushless",
             "would treat each one: as a PreparedStatement batch of N rows (coalesced or not, why, the rewrite kind,",
@@ -51,6 +52,9 @@ public final class Explain {
             "  --url JDBC_URL            read the catalog of the tables the script names from this database",
             "                            (jdbc:postgresql:... or jdbc:flushless:..., whose flushless.* settings",
             "                            other than the mode apply)",
+            "  --yugabyte RELEASE        offline, explain for this YugabyteDB release (e.g. 2025.2.8.0) as yugabyted",
+            "                            deploys it: its size rule, ON CONFLICT batching, Read Committed and write",
+            "                            pipelining defaults (--set flushless.writePipelining=on|off overrides)",
             "  --set flushless.KEY=VALUE a flushless.* setting to explain with (repeatable; over the --url's), e.g.",
             "                            --set flushless.minBatchRows=2",
             "  --full-sql                print rewritten SQL in full (long texts are shortened by default)",
@@ -91,7 +95,14 @@ public final class Explain {
 
     /** The command line's options. */
     private record Options(
-            String mode, int rows, Integer maxRows, boolean fullSql, String url, String file, Properties settings) {}
+            String mode,
+            int rows,
+            Integer maxRows,
+            boolean fullSql,
+            String url,
+            dev.flushless.jdbc.stats.YugabyteRelease release,
+            String file,
+            Properties settings) {}
 
     /** Runs {@code explain} with {@code args}; returns the exit code. */
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
@@ -130,7 +141,8 @@ public final class Explain {
             } catch (SQLException e) {
                 throw new UsageException("--set: " + e.getMessage());
             }
-            ExplainSettings settings = ExplainSettings.of(options.rows(), options.maxRows(), config, database);
+            ExplainSettings settings =
+                    ExplainSettings.of(options.rows(), options.maxRows(), config, database, options.release());
             return explain(
                     new ExplainPrinter(out, options.fullSql()),
                     settings,
@@ -152,6 +164,7 @@ public final class Explain {
         Integer maxRows = null;
         boolean fullSql = false;
         String url = null;
+        dev.flushless.jdbc.stats.YugabyteRelease release = null;
         String file = null;
         Properties settings = new Properties();
         for (int i = 0; i < args.length; i++) {
@@ -175,6 +188,14 @@ public final class Explain {
                 case "--url":
                     url = value(args, ++i, arg);
                     break;
+                case "--yugabyte": {
+                    String text = value(args, ++i, arg);
+                    release = dev.flushless.jdbc.stats.YugabyteRelease.of(text);
+                    if (release == null) {
+                        throw new UsageException("--yugabyte takes a release such as 2025.2.8.0, not '" + text + "'");
+                    }
+                    break;
+                }
                 case "--full-sql":
                     fullSql = true;
                     break;
@@ -194,7 +215,10 @@ public final class Explain {
         if (file == null) {
             throw new UsageException("no input: give a FILE, or - for stdin");
         }
-        return new Options(mode, rows, maxRows, fullSql, url, file, settings);
+        if (url != null && release != null) {
+            throw new UsageException("--yugabyte is for offline use; with --url the server reports its release");
+        }
+        return new Options(mode, rows, maxRows, fullSql, url, release, file, settings);
     }
 
     /** Adds {@code --set flushless.KEY=VALUE} to {@code settings}. */
@@ -244,7 +268,7 @@ public final class Explain {
             return new Tallies(0, 0, transaction ? new Tallies.Transaction(0, 0, 0) : null);
         }
         ExplainSummary.Batches batches = new BatchExplainer(out, settings, catalog).explain(items);
-        ExplainSummary.printBatches(out, settings.rows(), batches);
+        ExplainSummary.printBatches(out, settings.rows(), batches, settings.flushModel());
         Tallies.Transaction walked = transaction ? new TransactionWalk(out, settings, catalog).walk(items) : null;
         return new Tallies(batches.issued(), batches.sent(), walked);
     }
@@ -261,6 +285,17 @@ public final class Explain {
                         ? ", flushless.bufferFirstWrite=" + settings.config().bufferFirstWrite()
                         : "")
                 + ", PreparedStatement batches of " + rows + " row" + (rows == 1 ? "" : "s") + ".");
+        out.println("YugabyteDB flush model ("
+                + (!catalog.offline()
+                        ? "read from the server"
+                        : settings.yugabyte() ? "the release's defaults, as yugabyted deploys it" : "offline")
+                + "; flushless.onConflict="
+                + settings.config().onConflict().name().toLowerCase(java.util.Locale.ROOT) + " takes the "
+                + (settings.antiJoin() ? "anti-join form" : "native form")
+                + " for ON CONFLICT batches):");
+        for (String assumption : settings.flushModel().describe()) {
+            out.println("  " + assumption);
+        }
         if (mode.equals("transaction")) {
             out.println("The batch sections and their summary come first (batches in autocommit run exactly as in");
             out.println(

@@ -17,24 +17,54 @@ record ExplainSettings(
         int maxRows,
         FlushlessConfig config,
         SessionFacts session,
+        ServerFacts server,
+        java.sql.Connection connection,
         YugabyteFlushModel flushModel,
         boolean yugabyte,
         int minBatchRows) {
 
-    /** The settings for {@code database} ({@code null} offline). */
-    static ExplainSettings of(int rows, Integer maxRows, FlushlessConfig config, ExplainDatabase database) {
-        SessionFacts session = database == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(database.connection());
-        ServerFacts server = database == null ? null : ServerFacts.of(database.connection());
-        YugabyteFlushModel flushModel = server == null ? YugabyteFlushModel.UNBATCHED_ON_CONFLICT : server.flushModel();
-        boolean yugabyte = server != null && server.yugabyte();
+    /**
+     * The settings for {@code database} ({@code null} offline), or offline for {@code assumedRelease} (a YugabyteDB
+     * release as yugabyted deploys it, {@code null}: PostgreSQL).
+     */
+    static ExplainSettings of(
+            int rows,
+            Integer maxRows,
+            FlushlessConfig config,
+            ExplainDatabase database,
+            dev.flushless.jdbc.stats.YugabyteRelease assumedRelease) {
+        java.sql.Connection connection = database == null ? null : database.connection();
+        SessionFacts session = connection == null ? SessionFacts.PGJDBC_DEFAULTS : SessionFacts.of(connection);
+        ServerFacts server;
+        if (connection != null) {
+            server = ServerFacts.of(connection, config.writePipelining());
+        } else if (assumedRelease != null) {
+            server = ServerFacts.reported(
+                    (assumedRelease.stable() && assumedRelease.major() < 2025 ? "11.2" : "15.12") + "-YB-"
+                            + assumedRelease,
+                    ServerFacts.Settings.releaseDefaults(assumedRelease),
+                    config.writePipelining());
+        } else {
+            server = ServerFacts.reported("", null, config.writePipelining());
+        }
+        // the same model the driver's report uses: on --url, the settings are read (YugabyteDB only, no table)
+        YugabyteFlushModel flushModel = server.flushModel(connection);
+        boolean yugabyte = server.yugabyte();
         return new ExplainSettings(
                 rows,
                 maxRows != null ? maxRows : config.maxRowsPerStatement(),
                 config,
                 session,
+                server,
+                connection,
                 flushModel,
                 yugabyte,
                 config.minBatchRows(yugabyte));
+    }
+
+    /** Whether ON CONFLICT batches take the anti-join form: the driver's own choice ({@code ServerFacts.antiJoin}). */
+    boolean antiJoin() {
+        return server.antiJoin(config.onConflict(), connection);
     }
 
     /** The batch planners' settings, as a connection with these flushless.* settings has them. */

@@ -20,10 +20,12 @@ final class ExplainSummary {
         long preparedSent;
         long preparedWritesIssued;
         long preparedFlushesAfter;
+        long preparedConsensusAfter;
         long otherStatements;
         long chainIssued;
         long chainSent;
         long chainFlushes;
+        long chainConsensus;
 
         long issued() {
             return preparedIssued + chainIssued + otherStatements;
@@ -63,7 +65,8 @@ final class ExplainSummary {
     }
 
     /** Prints the batch sections' summary. */
-    static void printBatches(ExplainPrinter out, int rows, Batches b) {
+    static void printBatches(
+            ExplainPrinter out, int rows, Batches b, dev.flushless.jdbc.stats.YugabyteFlushModel flushModel) {
         out.println();
         out.println("== Summary ==");
         out.println("  PreparedStatement batches (statements with parameters, " + rows + " rows each): "
@@ -74,15 +77,22 @@ final class ExplainSummary {
         out.println("  statements: " + b.issued() + " issued by the application -> " + b.sent() + " sent by Flushless");
         out.println("  estimated YugabyteDB flushes: " + (b.preparedWritesIssued + b.chainIssued) + " before -> "
                 + (b.preparedFlushesAfter + b.chainFlushes) + " after");
+        long writesIssued = b.preparedWritesIssued + b.chainIssued;
+        out.println("  of which wait for consensus (in autocommit): "
+                + flushModel.consensusFlushes(writesIssued, writesIssued, false) + " before -> "
+                + (b.preparedConsensusAfter + b.chainConsensus) + " after");
         out.println(
                 "  (model: every INSERT, UPDATE or DELETE statement waits for one flush, and one more per 3072 rows it");
         out.println(
-                "  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
-        out.println("  ON CONFLICT; other statements and commits are not counted)");
+                "  writes; a multi-row INSERT ... ON CONFLICT one per row where the server does not batch ON CONFLICT"
+                        + (flushModel.onConflictBatched() ? "" : " (as here)")
+                        + "; other statements and commits are not");
+        out.println("  counted; the flush model above says which release and settings)");
     }
 
     /** Prints the transaction section's summary; returns its tallies. */
-    static Explain.Tallies.Transaction printTransactions(ExplainPrinter out, Transactions t) {
+    static Explain.Tallies.Transaction printTransactions(
+            ExplainPrinter out, Transactions t, dev.flushless.jdbc.stats.YugabyteFlushModel flushModel) {
         long bareEnds = t.bareCommits + t.bareRollbacks;
         String ends = (t.bareCommits > 0 || t.bareRollbacks == 0 ? t.bareCommits + " COMMIT" : "")
                 + (t.bareCommits > 0 && t.bareRollbacks > 0 ? " + " : "")
@@ -102,6 +112,11 @@ final class ExplainSummary {
                 + (asIssued - t.readsWithoutFlush) + " other sent when issued)");
         out.say("flushes: " + flushCount + (flushCount == 0 ? "" : " (" + causes + ")") + ", sending "
                 + plural(t.flushStatements, "statement") + " for the " + plural(t.buffered, "buffered INSERT"));
+        out.say("waiting for consensus (the flush model above): "
+                + (flushModel.writePipelining()
+                        ? "the COMMIT only; with write pipelining the flushes inside the transaction wait for the"
+                                + " tablet leaders"
+                        : "every flush inside the transaction, and the COMMIT"));
         out.say("round trips: bare pgjdbc " + bareTrips + " (" + t.issued + " statements + " + ends
                 + ") -> flushless.mode=transaction " + t.transactionTrips);
         out.say("statements sent (BEGIN not counted): bare pgjdbc " + bareTrips + " -> flushless.mode=transaction "

@@ -135,7 +135,7 @@ final class TransactionWalk {
             out.println("end of script:");
             endTransaction(txn, true);
         }
-        return ExplainSummary.printTransactions(out, tally);
+        return ExplainSummary.printTransactions(out, tally, settings.flushModel());
     }
 
     private void printHeading() {

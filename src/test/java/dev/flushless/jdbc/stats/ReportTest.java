@@ -106,9 +106,52 @@ class ReportTest {
             assertEquals(
                     report.coalescedRuns(),
                     registry.get("flushless.flush").timer().count());
+            // PostgreSQL: the model of a release without pipelining, so every flush waits for consensus
+            assertEquals(report.estimatedFlushesBefore(), report.estimatedConsensusFlushesBefore());
+            assertEquals(
+                    report.estimatedConsensusFlushesAfter(),
+                    registry.get("flushless.flushes.consensus.estimated")
+                            .tag("phase", "after")
+                            .functionCounter()
+                            .count());
+            assertTrue(report.flushModel().contains("not YugabyteDB"), report.flushModel());
+            assertEquals(
+                    YugabyteFlushModel.UNBATCHED_ON_CONFLICT,
+                    c.unwrap(FlushlessConnection.class).flushModel());
         }
         assertTrue(
                 FlushlessDriver.report().statementsIssued() >= globalBefore + 105, "the driver-wide report adds it up");
+    }
+
+    /** Connections to YugabyteDB are counted by release and assumed write pipelining; nothing else is tagged. */
+    @Test
+    void yugabyteConnectionsAreCountedByRelease() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new FlushlessMetrics().bindTo(registry);
+        YugabyteFlushModel model = YugabyteFlushModel.releaseDefaults(YugabyteRelease.of("2025.2.8.0"));
+        FlushlessStats.forConnection().attach(new FlushlessStats.FlushContext() {
+            @Override
+            public YugabyteFlushModel model() {
+                return model;
+            }
+
+            @Override
+            public boolean writePipelining() {
+                return false;
+            }
+
+            @Override
+            public boolean explicitTransaction() {
+                return false;
+            }
+        });
+        assertTrue(registry.get("flushless.yugabyte.connections")
+                        .tag("release", "2025.2.8.0")
+                        .tag("write_pipelining", "off")
+                        .functionCounter()
+                        .count()
+                >= 1);
+        assertTrue(FlushlessStats.GLOBAL.yugabyteConnections().get("2025.2.8.0/off") >= 1);
     }
 
     @Test

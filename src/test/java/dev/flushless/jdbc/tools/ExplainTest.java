@@ -100,6 +100,56 @@ class ExplainTest {
         assertTrue(r.out().contains("estimated YugabyteDB flushes: 10000 before -> 5 after"), r.out());
     }
 
+    /** The same upsert batch explained for each YugabyteDB release: the driver's own ON CONFLICT choice and model. */
+    @Test
+    void eachYugabyteReleaseGetsItsOwnChoiceAndModel() {
+        String upsert = "INSERT INTO stock (sku, qty) VALUES (?, ?) ON CONFLICT (sku) DO NOTHING;";
+        Result y2024 = run(upsert, "explain", "--yugabyte", "2024.2.6.2", "-");
+        assertEquals(0, y2024.code(), y2024.err());
+        assertTrue(y2024.out().contains("the release's defaults, as yugabyted deploys it"), y2024.out());
+        assertTrue(y2024.out().contains("takes the anti-join form"), y2024.out());
+        assertTrue(
+                y2024.out().contains("server: YugabyteDB 2024.2.6.2 (series 2024.2, PostgreSQL 11 based)"),
+                y2024.out());
+        assertTrue(y2024.out().contains("isolation: repeatable read (effective)"), y2024.out());
+        assertTrue(y2024.out().contains("flushless.minBatchRows=2"), "the YugabyteDB size rule: " + y2024.out());
+        // offline the anti-join lacks the table's unique keys: the batch runs natively, one flush per row
+        assertTrue(y2024.out().contains("estimated YugabyteDB flushes: 1000 before -> 1000 after"), y2024.out());
+
+        Result y2025 = run(upsert, "explain", "--yugabyte", "2025.2.8.0", "-");
+        assertEquals(0, y2025.code(), y2025.err());
+        assertTrue(y2025.out().contains("takes the native form"), y2025.out());
+        assertTrue(y2025.out().contains("isolation: read committed (effective)"), y2025.out());
+        assertTrue(y2025.out().contains("reads batched by the server"), y2025.out());
+        assertTrue(y2025.out().contains("coalesced: upsert-do-nothing"), y2025.out());
+        assertTrue(y2025.out().contains("estimated YugabyteDB flushes: 1000 before -> 1 after"), y2025.out());
+        assertTrue(
+                y2025.out().contains("of which wait for consensus (in autocommit): 1000 before -> 1 after"),
+                y2025.out());
+        assertTrue(y2025.out().contains("off: every flush waits for consensus"), y2025.out());
+
+        Result main = run(upsert, "explain", "--yugabyte", "2.31.0.0-b280", "--mode", "transaction", "-");
+        assertEquals(0, main.code(), main.err());
+        assertTrue(main.out().contains("write pipelining: on"), main.out());
+        assertTrue(main.out().contains("waiting for consensus (the flush model above): the COMMIT only"), main.out());
+
+        Result off = run(upsert, "explain", "--yugabyte", "2.31.0.0", "--set", "flushless.writePipelining=off", "-");
+        assertTrue(off.out().contains("write pipelining: off"), off.out());
+
+        Result postgres = run(upsert, "explain", "--set", "flushless.minBatchRows=2", "-");
+        assertTrue(
+                postgres.out().contains("(offline; flushless.onConflict=auto takes the native form"), postgres.out());
+        assertTrue(postgres.out().contains("server: not YugabyteDB"), postgres.out());
+
+        Result forced = run(
+                upsert, "explain", "--set", "flushless.onConflict=antijoin", "--set", "flushless.minBatchRows=2", "-");
+        assertTrue(forced.out().contains("flushless.onConflict=antijoin takes the anti-join form"), forced.out());
+
+        Result bad = run(upsert, "explain", "--yugabyte", "latest", "-");
+        assertEquals(2, bad.code());
+        assertTrue(bad.err().contains("--yugabyte takes a release such as 2025.2.8.0"), bad.err());
+    }
+
     @Test
     void defaultsAreAThousandRowsAndOneStatement() {
         Result r = run("UPDATE products SET price = ? WHERE id = ?", "explain", "-");
