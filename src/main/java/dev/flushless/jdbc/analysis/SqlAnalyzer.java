@@ -275,6 +275,7 @@ public final class SqlAnalyzer {
         if (!kind.isWrite()) {
             if (kind == StatementDescription.Kind.SELECT) {
                 b.tablesRead(ReadAnalysis.tablesRead(sql, tokens), ReadAnalysis.callsSequenceFunctions(sql, tokens));
+                b.sessionBound(ReadAnalysis.callsSessionFunctions(sql, tokens));
             }
             return b.fallback(FallbackReason.NOT_A_WRITE).build();
         }

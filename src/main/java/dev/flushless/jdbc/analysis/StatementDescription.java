@@ -91,6 +91,7 @@ public final class StatementDescription {
     private final List<String> parameterColumns;
     private final List<String> tablesRead;
     private final boolean callsSequenceFunctions;
+    private final boolean sessionBound;
     private final ConflictAction conflictAction;
 
     private StatementDescription(Builder b) {
@@ -120,6 +121,7 @@ public final class StatementDescription {
                 : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.parameterColumns));
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
+        this.sessionBound = b.sessionBound;
         this.conflictAction = b.conflictAction;
         this.chainReason = b.chainSet
                 ? b.chainReason
@@ -151,6 +153,25 @@ public final class StatementDescription {
      */
     public boolean callsSequenceFunctions() {
         return callsSequenceFunctions;
+    }
+
+    /**
+     * For a query: whether it calls a function whose answer belongs to this server session or this server (sequence
+     * functions, {@code current_setting}, {@code pg_backend_pid}, transaction ids), so that another session, on a
+     * replica, would answer differently or fail.
+     */
+    public boolean sessionBound() {
+        return sessionBound;
+    }
+
+    /**
+     * Whether the analysis proves this statement can run on a hot standby in a fresh session with the same answer:
+     * one SELECT that reads only tables ({@link #tablesRead()} known: no locking clause, {@code INTO}, data-modifying
+     * CTE, function outside the allow-list), calling no session-bound function ({@link #sessionBound()}).
+     * Temporary tables are the connection's business: a connection that created one never routes.
+     */
+    public boolean provenReadOnlyForReplica() {
+        return kind == Kind.SELECT && tablesRead != null && !sessionBound;
     }
 
     /** INSERT: what happens on a unique conflict. */
@@ -319,6 +340,7 @@ public final class StatementDescription {
         private int valuesStart = -1;
         private List<String> parameterColumns;
         private List<String> tablesRead;
+        private boolean sessionBound;
         private boolean callsSequenceFunctions;
         private ConflictAction conflictAction;
 
@@ -420,6 +442,11 @@ public final class StatementDescription {
         Builder tablesRead(List<String> tables, boolean callsSequenceFunctions) {
             this.tablesRead = tables;
             this.callsSequenceFunctions = callsSequenceFunctions;
+            return this;
+        }
+
+        Builder sessionBound(boolean sessionBound) {
+            this.sessionBound = sessionBound;
             return this;
         }
 

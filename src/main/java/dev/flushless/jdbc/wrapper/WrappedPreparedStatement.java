@@ -85,7 +85,10 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         this.sql = sql;
         this.keyColumns = keyColumns;
         this.leadingKind = SqlAnalyzer.leadingKind(sql);
-        this.recorder = engine.rewriting() && leadingKind.isWrite() ? new BatchRecorder() : null;
+        this.recorder = engine.rewriting() && leadingKind.isWrite()
+                        || engine.recordsQueries() && leadingKind == StatementDescription.Kind.SELECT
+                ? new BatchRecorder()
+                : null;
     }
 
     @Override
@@ -147,9 +150,21 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         return decision == null || decision.asSent();
     }
 
+    /** Replica reads: where this query runs (see WrappedStatement#onReplica); {@code null}: the primary. */
+    private java.sql.Statement replicaRead() throws SQLException {
+        beforeExecution();
+        if (leadingKind != StatementDescription.Kind.SELECT || prepared.isClosed()) {
+            return null;
+        }
+        return onReplica(sql, recorder == null ? null : recorder.current(), true, recorder != null);
+    }
+
     @Override
     public ResultSet executeQuery() throws SQLException {
-        beforeExecution();
+        java.sql.Statement replica = replicaRead();
+        if (replica != null) {
+            return wrap(replica.getResultSet());
+        }
         return wrap(asSent().executeQuery());
     }
 
@@ -167,6 +182,9 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public boolean execute() throws SQLException {
+        if (replicaRead() != null) {
+            return true;
+        }
         Engine.Decision decision = route();
         if (asSent(decision)) {
             return asSent().execute();

@@ -56,6 +56,37 @@ public class WrappedStatement extends StatementDelegation {
     /** The last execution runs on pgjdbc: its results come from the delegate. */
     final void resultsFromPgjdbc() {
         acknowledged = null;
+        if (replicaResults != null) {
+            // a new execution closes the last one's results, as pgjdbc's own statement does
+            try {
+                replicaResults.close();
+            } catch (SQLException ignored) {
+                // the replica connection is gone: nothing left to close
+            }
+            replicaResults = null;
+        }
+    }
+
+    // ---- replica reads (flushless.replicas): the one seam, the engine decides ----
+
+    /** The replica statement holding the last execution's results when it ran on a replica, else {@code null}. */
+    private Statement replicaResults;
+
+    /**
+     * Asks the engine where the query {@code sql} runs; when on a replica, its results come from the returned replica
+     * statement from now on ({@code null}: the primary, as sent).
+     *
+     * @param parameters the recorded parameters of a PreparedStatement ({@code null} for a Statement's text)
+     */
+    final Statement onReplica(String sql, dev.flushless.jdbc.batch.Bind[] parameters, boolean prepared, boolean kept)
+            throws SQLException {
+        resultsFromPgjdbc();
+        if (!engine.recordsQueries() || delegate.isClosed()) {
+            return null;
+        }
+        replicaResults = engine.replicaQuery(
+                new dev.flushless.jdbc.replica.ReplicaSession.Query(sql, parameters, prepared, kept, delegate));
+        return replicaResults;
     }
 
     static int narrow(long count) {
@@ -87,6 +118,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
+        Statement replica = onReplica(sql, null, false, true);
+        if (replica != null) {
+            return wrap(replica.getResultSet());
+        }
         return wrap(asSent(sql).executeQuery(sql));
     }
 
@@ -104,6 +139,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean execute(String sql) throws SQLException {
+        if (onReplica(sql, null, false, true) != null) {
+            return true;
+        }
         Engine.Decision decision = route(sql);
         if (asSent(decision)) {
             return asSent(sql).execute(sql);
@@ -161,6 +199,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public ResultSet getResultSet() throws SQLException {
+        if (replicaResults != null) {
+            return wrap(replicaResults.getResultSet());
+        }
         if (acknowledged != null) {
             delegate.getResultSet(); // keeps the delegate's closed-statement check
             return null;
@@ -170,6 +211,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public int getUpdateCount() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getUpdateCount();
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             return (int) (long) acknowledged;
@@ -179,6 +223,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public long getLargeUpdateCount() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getLargeUpdateCount();
+        }
         if (acknowledged != null) {
             delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
             return acknowledged;
@@ -188,6 +235,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getMoreResults();
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             acknowledged = -1L;
@@ -198,6 +248,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getMoreResults(current);
+        }
         if (acknowledged != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             acknowledged = -1L;
@@ -300,6 +353,10 @@ public class WrappedStatement extends StatementDelegation {
     @Override
     public void close() throws SQLException {
         lastResultSet = null;
+        if (replicaResults != null) {
+            replicaResults.close();
+            replicaResults = null;
+        }
         delegate.close();
     }
 
