@@ -522,8 +522,54 @@ public final class Explain {
         out.println(
                 "  writes; a multi-row INSERT ... ON CONFLICT one per row, as on YugabyteDB releases that do not batch");
         out.println("  ON CONFLICT; other statements and commits are not counted)");
+        if (!config.replicas().isEmpty()) {
+            explainReplicaReads(items);
+        }
         Tallies.Transaction transaction = mode.equals("transaction") ? explainTransaction(items) : null;
         return new Tallies(issued, sent, transaction);
+    }
+
+    /**
+     * With {@code flushless.replicas}: where each statement would run, once in autocommit and once inside a read-only
+     * transaction ({@code setReadOnly(true)}) that has sent nothing to the primary, by the driver's own
+     * {@link dev.flushless.jdbc.replica.ReplicaDecision} (replicas up, no write pending, no session change).
+     */
+    private void explainReplicaReads(List<Item> items) {
+        out.println();
+        out.println("== Replica reads (flushless.replicas="
+                + config.replicas().toString().replaceAll("[\\[\\] ]", "") + ") ==");
+        out.println(
+                "Where each statement would run: in autocommit, and as the first statement of a read-only transaction");
+        out.println("(replicas up, no write of the driver pending, no session change before it).");
+        for (Item item : items) {
+            StatementDescription d = item.description();
+            boolean query = d.kind() == StatementDescription.Kind.SELECT;
+            boolean proven = d.provenReadOnlyForReplica();
+            dev.flushless.jdbc.replica.ReplicaDecision.Outcome autocommit =
+                    dev.flushless.jdbc.replica.ReplicaDecision.decide(
+                            new dev.flushless.jdbc.replica.ReplicaDecision.Facts(
+                                    query, true, false, false, false, proven, false, false, true, false, true));
+            dev.flushless.jdbc.replica.ReplicaDecision.Outcome readOnly =
+                    dev.flushless.jdbc.replica.ReplicaDecision.decide(
+                            new dev.flushless.jdbc.replica.ReplicaDecision.Facts(
+                                    query, false, true, false, false, proven, false, false, true, false, true));
+            out.println("[" + item.number() + "] line " + item.line() + ": autocommit: " + where(autocommit)
+                    + "; read-only transaction: " + where(readOnly)
+                    + (query || d.kind() == StatementDescription.Kind.SELECT
+                            ? ""
+                            : (Engine.invalidatesCatalog(d.kind())
+                                    ? " (a session change: the connection stops routing)"
+                                    : "")));
+        }
+    }
+
+    private static String where(dev.flushless.jdbc.replica.ReplicaDecision.Outcome outcome) {
+        if (outcome.replica()) {
+            return "replica";
+        }
+        return outcome.reason() == null
+                ? "primary (not a read)"
+                : "primary (" + outcome.reason().code() + ")";
     }
 
     /** Prints one Statement batch; returns its plan (a fallback when it runs as sent). */
