@@ -63,6 +63,9 @@ public final class Errors {
      * {@link PSQLState#INVALID_PARAMETER_VALUE} (22023, {@code invalid_parameter_value}): an unknown or bad
      * {@code flushless.*} setting, the SQLState PostgreSQL gives a bad {@code SET} value.
      */
+    /** The SQLState of {@link #invalidSetting} (22023). */
+    public static final String INVALID_SETTING_STATE = PSQLState.INVALID_PARAMETER_VALUE.getState();
+
     public static SQLException invalidSetting(String message) {
         return new SQLException(message, PSQLState.INVALID_PARAMETER_VALUE.getState());
     }

@@ -125,6 +125,21 @@ public final class FlushlessConfig {
         return intValue(FlushlessProperty.FOLLOWER_READS);
     }
 
+    /** See {@link FlushlessProperty#REPLICAS}: the replicas named, empty when replica reads are off. */
+    public java.util.List<dev.flushless.jdbc.replica.HostPort> replicas() {
+        return dev.flushless.jdbc.replica.HostPort.parseList((String) values.get(FlushlessProperty.REPLICAS));
+    }
+
+    /** See {@link FlushlessProperty#READ_YOUR_WRITES}. */
+    public boolean readYourWrites() {
+        return booleanValue(FlushlessProperty.READ_YOUR_WRITES);
+    }
+
+    /** See {@link FlushlessProperty#REPLICA_MAX_WAIT_MS}. */
+    public int replicaMaxWaitMs() {
+        return intValue(FlushlessProperty.REPLICA_MAX_WAIT_MS);
+    }
+
     /** See {@link FlushlessProperty#MAX_ROWS_PER_STATEMENT}. */
     public int maxRowsPerStatement() {
         return intValue(FlushlessProperty.MAX_ROWS_PER_STATEMENT);

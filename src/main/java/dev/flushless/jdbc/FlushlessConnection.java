@@ -23,6 +23,24 @@ public interface FlushlessConnection extends Connection {
         return flushlessStats().flushModel();
     }
 
+    /**
+     * With {@code flushless.replicas}: a token naming every write this driver committed so far ({@code pg:X/Y}, the
+     * newest commit position it knows). Hand it to another process (an HTTP header between services), whose
+     * {@link #awaitCausalToken} makes its replica reads see those writes too.
+     *
+     * @throws java.sql.SQLException SQLState 22023 without {@code flushless.replicas}
+     */
+    String causalToken() throws java.sql.SQLException;
+
+    /**
+     * Makes this driver's later replica reads see at least the writes {@code token} names (from
+     * {@link #causalToken()}, possibly of another process): they wait on the replica for that position, or run on the
+     * primary. Sends nothing. Without {@code flushless.replicas} every read runs on the primary, which sees them.
+     *
+     * @throws java.sql.SQLException SQLState 22023 for a text that is not such a token
+     */
+    void awaitCausalToken(String token) throws java.sql.SQLException;
+
     /** What this connection saved so far: a snapshot of {@link #flushlessStats()}. */
     default dev.flushless.jdbc.stats.FlushlessReport report() {
         return flushlessStats().report();

@@ -82,7 +82,7 @@ public class FlushlessDataSource implements DataSource {
     public Connection getConnection() throws SQLException {
         if (wrapped != null) {
             FlushlessConfig config = wrappedConfig();
-            return new WrappedConnection(wrapped.getConnection(), config);
+            return new WrappedConnection(wrapped.getConnection(), config, replicaConnector(config, null, null));
         }
         return connect(user, password);
     }
@@ -91,9 +91,36 @@ public class FlushlessDataSource implements DataSource {
     public Connection getConnection(String username, String password) throws SQLException {
         if (wrapped != null) {
             FlushlessConfig config = wrappedConfig();
-            return new WrappedConnection(wrapped.getConnection(username, password), config);
+            return new WrappedConnection(
+                    wrapped.getConnection(username, password), config, replicaConnector(config, username, password));
         }
         return connect(username, password);
+    }
+
+    /**
+     * With {@code flushless.replicas} on a wrapped pgjdbc data source: opens replica connections with its URL and
+     * credentials ({@code null} otherwise, which the connection reports when replicas are named).
+     */
+    private dev.flushless.jdbc.replica.ReplicaConnector replicaConnector(
+            FlushlessConfig config, String username, String password) throws SQLException {
+        if (config.replicas().isEmpty() || !wrapped.isWrapperFor(org.postgresql.ds.common.BaseDataSource.class)) {
+            return null;
+        }
+        org.postgresql.ds.common.BaseDataSource pg = wrapped.unwrap(org.postgresql.ds.common.BaseDataSource.class);
+        Properties credentials = new Properties();
+        String user = username != null ? username : pg.getUser();
+        String secret = username != null ? password : pg.getPassword();
+        if (user != null) {
+            credentials.setProperty("user", user);
+        }
+        if (secret != null) {
+            credentials.setProperty("password", secret);
+        }
+        return dev.flushless.jdbc.replica.ReplicaConnector.byUrl(
+                new org.postgresql.Driver(),
+                pg.getURL(),
+                credentials,
+                config.replicas().toString());
     }
 
     /** The settings, validated, for a wrapped data source. */
@@ -312,6 +339,36 @@ public class FlushlessDataSource implements DataSource {
     /** {@link FlushlessProperty#WRITE_PIPELINING}, as set or its default. */
     public String getWritePipelining() {
         return get(FlushlessProperty.WRITE_PIPELINING);
+    }
+
+    /** {@link FlushlessProperty#REPLICAS}: {@code host:port,...} of hot standbys; empty or null turns replica reads off. */
+    public void setReplicas(String replicas) {
+        set(FlushlessProperty.REPLICAS, replicas);
+    }
+
+    /** {@link FlushlessProperty#REPLICAS}, as set or its default (empty). */
+    public String getReplicas() {
+        return get(FlushlessProperty.REPLICAS);
+    }
+
+    /** {@link FlushlessProperty#READ_YOUR_WRITES}. */
+    public void setReadYourWrites(boolean readYourWrites) {
+        set(FlushlessProperty.READ_YOUR_WRITES, Boolean.toString(readYourWrites));
+    }
+
+    /** {@link FlushlessProperty#READ_YOUR_WRITES}, as set or its default. */
+    public boolean getReadYourWrites() {
+        return getBoolean(FlushlessProperty.READ_YOUR_WRITES);
+    }
+
+    /** {@link FlushlessProperty#REPLICA_MAX_WAIT_MS}. */
+    public void setReplicaMaxWaitMs(int millis) {
+        set(FlushlessProperty.REPLICA_MAX_WAIT_MS, Integer.toString(millis));
+    }
+
+    /** {@link FlushlessProperty#REPLICA_MAX_WAIT_MS}, as set or its default. */
+    public int getReplicaMaxWaitMs() {
+        return getInt(FlushlessProperty.REPLICA_MAX_WAIT_MS);
     }
 
     /** The {@code jdbc:flushless:...} URL to connect to (bean style, used when no DataSource is wrapped). */

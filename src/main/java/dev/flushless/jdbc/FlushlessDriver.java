@@ -50,7 +50,16 @@ public final class FlushlessDriver implements Driver {
                     + redact(target.delegateUrl) + " although it said it would. Check the URL after '"
                     + URL_PREFIX + "'.");
         }
-        return new WrappedConnection(connection, target.config);
+        return new WrappedConnection(
+                connection,
+                target.config,
+                target.config.replicas().isEmpty()
+                        ? null
+                        : dev.flushless.jdbc.replica.ReplicaConnector.byUrl(
+                                delegate,
+                                target.delegateUrl,
+                                target.delegateProperties,
+                                target.config.replicas().toString()));
     }
 
     /**

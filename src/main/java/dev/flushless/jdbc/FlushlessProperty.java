@@ -10,7 +10,8 @@ import java.util.Properties;
  * Every {@code flushless.*} setting the driver understands, in the style of pgjdbc's {@code PGProperty}:
  * one place holds each setting's name, default, allowed values and description. The user guide's property
  * table (docs/guide.md) is checked against this enum by a test. The type of a constant's default says what its values are:
- * a whole number in a range, {@code true}/{@code false}, or the constants of a Java enum in lower case.
+ * a whole number in a range, {@code true}/{@code false}, the constants of a Java enum in lower case, or free text
+ * checked by a rule (a list of replicas).
  * {@link FlushlessConfig} reads every constant, and {@link FlushlessDataSource} has a setter for each.
  *
  * <p>Settings come from the JDBC URL's query string or from the {@link Properties} given to
@@ -201,7 +202,46 @@ public enum FlushlessProperty {
             FlushlessConfig.WritePipelining.AUTO,
             "YugabyteDB flush model: whether the servers run with write pipelining (ysql_enable_write_pipelining, which"
                     + " SQL cannot read): auto (the release's default: off up to 2026.1, on from main builds since"
-                    + " July 2026), on, off; changes only the estimates");
+                    + " July 2026), on, off; changes only the estimates"),
+
+    /**
+     * PostgreSQL hot standbys of the primary the URL names, as {@code host:port} (port 5432 when left out), separated
+     * by commas. Read-only transactions and autocommit SELECTs the analysis proves read-only run on the nearest one
+     * that is up; everything else on the primary. Empty (the default) turns replica reads off. Each is checked at the
+     * first connection: one that cannot be reached is skipped with a warning, one that is not a standby of this
+     * primary fails the connection ({@code dev.flushless.jdbc.replica}).
+     */
+    REPLICAS(
+            "flushless.replicas",
+            "",
+            dev.flushless.jdbc.replica.HostPort::validateList,
+            "host:port,...",
+            "PostgreSQL hot standbys of this primary (host:port, comma-separated): read-only transactions and proven"
+                    + " read-only autocommit SELECTs run on the nearest one (empty = off)"),
+
+    /**
+     * Whether a read on a replica must see every write this driver committed before the read started (on by
+     * default): the replica first waits until it replayed the newest commit position the driver knows, at most
+     * {@link #REPLICA_MAX_WAIT_MS}, else the read runs on the primary. On YugabyteDB with {@link #FOLLOWER_READS}, a
+     * read-only transaction that could miss such a commit reads from the leaders instead.
+     */
+    READ_YOUR_WRITES(
+            "flushless.readYourWrites",
+            true,
+            "Reads on replicas (and YugabyteDB follower reads) see every write this driver committed before them;"
+                    + " false allows them to be stale"),
+
+    /**
+     * How long a replica read waits at most for the replica to replay the commit it must see; past it the read runs
+     * on the primary. The wait happens on the replica, in the read's own round trip.
+     */
+    REPLICA_MAX_WAIT_MS(
+            "flushless.replicaMaxWaitMs",
+            100,
+            0,
+            60_000,
+            "Most milliseconds a replica read waits for the replica to replay the writes it must see; then it runs on"
+                    + " the primary");
 
     /** Prefix shared by every Flushless setting; keys with it are never passed to the delegate driver. */
     public static final String PREFIX = "flushless.";
@@ -215,6 +255,17 @@ public enum FlushlessProperty {
     private final int min;
     private final int max;
     private final String description;
+    /** For a free-text setting: checks a value and returns its canonical form; {@code null} for the other kinds. */
+    private final TextRule textRule;
+    /** For a free-text setting: its allowed values in words. */
+    private final String textForm;
+
+    /** How a free-text setting's value is checked: the canonical value, or an exception naming what is wrong. */
+    @FunctionalInterface
+    interface TextRule {
+        /** The canonical form of {@code value}; {@link IllegalArgumentException} with the reason when not allowed. */
+        String canonical(String value);
+    }
 
     /** A setting whose values are the constants of {@code defaultValue}'s enum, written in lower case. */
     <E extends Enum<E>> FlushlessProperty(String key, E defaultValue, String description) {
@@ -230,6 +281,8 @@ public enum FlushlessProperty {
         this.min = 0;
         this.max = -1;
         this.description = description;
+        this.textRule = null;
+        this.textForm = null;
     }
 
     /** A {@code true}/{@code false} setting. */
@@ -241,6 +294,8 @@ public enum FlushlessProperty {
         this.min = 0;
         this.max = -1;
         this.description = description;
+        this.textRule = null;
+        this.textForm = null;
     }
 
     /** A whole-number setting from {@code min} to {@code max}. */
@@ -252,6 +307,21 @@ public enum FlushlessProperty {
         this.min = min;
         this.max = max;
         this.description = description;
+        this.textRule = null;
+        this.textForm = null;
+    }
+
+    /** A free-text setting checked by {@code rule}, whose allowed values read {@code form}. */
+    FlushlessProperty(String key, String defaultValue, TextRule rule, String form, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.choices = new String[0];
+        this.constants = null;
+        this.min = 0;
+        this.max = -1;
+        this.description = description;
+        this.textRule = rule;
+        this.textForm = form;
     }
 
     /** The key as written in a URL or {@link Properties}, e.g. {@code flushless.mode}. */
@@ -271,6 +341,9 @@ public enum FlushlessProperty {
 
     /** The allowed values in words, as the user guide's property table shows them. */
     public String allowedValues() {
+        if (textRule != null) {
+            return textForm;
+        }
         if (choices.length == 0) {
             return min + " to " + max;
         }
@@ -282,6 +355,11 @@ public enum FlushlessProperty {
                     .append('`');
         }
         return text.toString();
+    }
+
+    /** Whether this is a free-text setting (e.g. {@link #REPLICAS}), whose value is a String. */
+    boolean isText() {
+        return textRule != null;
     }
 
     /** The validated value as a whole number (for whole-number settings). */
@@ -301,6 +379,9 @@ public enum FlushlessProperty {
      */
     Object getValue(Properties settings) throws SQLException {
         String value = get(settings);
+        if (textRule != null) {
+            return value;
+        }
         if (choices.length == 0) {
             return Integer.valueOf(value);
         }
@@ -312,6 +393,9 @@ public enum FlushlessProperty {
 
     /** The type of this setting's property on {@link FlushlessDataSource}: {@code int}, {@code boolean} or String. */
     Class<?> beanType() {
+        if (textRule != null) {
+            return String.class;
+        }
         if (choices.length == 0) {
             return int.class;
         }
@@ -371,6 +455,15 @@ public enum FlushlessProperty {
      * @throws SQLException SQLState 22023 naming the key, the value and the allowed values
      */
     public String validate(String value) throws SQLException {
+        if (textRule != null) {
+            try {
+                return textRule.canonical(value);
+            } catch (IllegalArgumentException bad) {
+                throw Errors.invalidSetting("Invalid value '" + value + "' for Flushless setting " + key + ": "
+                        + bad.getMessage() + " (allowed: " + textForm + "; default '" + defaultValue
+                        + "'). Fix the JDBC URL or connection properties.");
+            }
+        }
         String canonical = value.trim().toLowerCase(Locale.ROOT);
         if (choices.length > 0) {
             if (Arrays.asList(choices).contains(canonical)) {

@@ -166,7 +166,34 @@ final class ReadAnalysis {
     /** Functions that draw from or read a sequence's session state. */
     private static final Set<String> SEQUENCE_FUNCTIONS = Set.of("nextval", "currval", "lastval", "setval");
 
+    /**
+     * Allow-listed functions whose answer belongs to the server session or the server (so a replica session answers
+     * differently, or fails: a standby assigns no transaction ids): such a query never runs on a replica.
+     */
+    private static final Set<String> SESSION_FUNCTIONS = Set.of(
+            "nextval",
+            "currval",
+            "lastval",
+            "setval",
+            "current_setting",
+            "pg_backend_pid",
+            "txid_current",
+            "pg_current_xact_id");
+
     private ReadAnalysis() {}
+
+    /** True when {@code sql} calls a function of {@link #SESSION_FUNCTIONS}. */
+    static boolean callsSessionFunctions(String sql, List<Token> tokens) {
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() == Kind.WORD
+                    && tokens.get(i + 1).kind() == Kind.OPEN
+                    && SESSION_FUNCTIONS.contains(t.text(sql).toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** True when {@code sql} calls {@code nextval}, {@code currval}, {@code lastval} or {@code setval}. */
     static boolean callsSequenceFunctions(String sql, List<Token> tokens) {

@@ -269,6 +269,7 @@ public final class SqlAnalyzer {
             if (kind == StatementDescription.Kind.SELECT) {
                 List<String> read = ReadAnalysis.tablesRead(sql, tokens);
                 b.tablesRead(read, ReadAnalysis.callsSequenceFunctions(sql, tokens));
+                b.sessionBound(ReadAnalysis.callsSessionFunctions(sql, tokens));
                 if (read == null && LockingReadAnalysis.locks(sql, tokens)) {
                     b.lockingRead(LockingReadAnalysis.describe(sql));
                 }

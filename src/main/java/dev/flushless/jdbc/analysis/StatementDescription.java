@@ -115,6 +115,7 @@ public final class StatementDescription {
     private final List<String> parameterColumns;
     private final List<String> tablesRead;
     private final boolean callsSequenceFunctions;
+    private final boolean sessionBound;
     private final ConflictAction conflictAction;
     private final LockingRead lockingRead;
 
@@ -145,6 +146,7 @@ public final class StatementDescription {
                 : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.parameterColumns));
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
+        this.sessionBound = b.sessionBound;
         this.conflictAction = b.conflictAction;
         this.lockingRead = b.lockingRead;
         this.chainReason = b.chainSet
@@ -182,6 +184,25 @@ public final class StatementDescription {
     /** For a query that locks the rows it reads by key, what it locks ({@link LockingRead}); else {@code null}. */
     public LockingRead lockingRead() {
         return lockingRead;
+    }
+
+    /**
+     * For a query: whether it calls a function whose answer belongs to this server session or this server (sequence
+     * functions, {@code current_setting}, {@code pg_backend_pid}, transaction ids), so that another session, on a
+     * replica, would answer differently or fail.
+     */
+    public boolean sessionBound() {
+        return sessionBound;
+    }
+
+    /**
+     * Whether the analysis proves this statement can run on a hot standby in a fresh session with the same answer:
+     * one SELECT that reads only tables ({@link #tablesRead()} known: no locking clause, {@code INTO}, data-modifying
+     * CTE, function outside the allow-list), calling no session-bound function ({@link #sessionBound()}).
+     * Temporary tables are the connection's business: a connection that created one never routes.
+     */
+    public boolean provenReadOnlyForReplica() {
+        return kind == Kind.SELECT && tablesRead != null && !sessionBound;
     }
 
     /** INSERT: what happens on a unique conflict. */
@@ -350,6 +371,7 @@ public final class StatementDescription {
         private int valuesStart = -1;
         private List<String> parameterColumns;
         private List<String> tablesRead;
+        private boolean sessionBound;
         private boolean callsSequenceFunctions;
         private ConflictAction conflictAction;
         private LockingRead lockingRead;
@@ -457,6 +479,11 @@ public final class StatementDescription {
 
         Builder lockingRead(LockingRead read) {
             this.lockingRead = read;
+            return this;
+        }
+
+        Builder sessionBound(boolean sessionBound) {
+            this.sessionBound = sessionBound;
             return this;
         }
 

@@ -14,6 +14,9 @@ import dev.flushless.jdbc.batch.StatementBatchPlanner;
 import dev.flushless.jdbc.buffer.BufferRules;
 import dev.flushless.jdbc.buffer.TransactionBuffering;
 import dev.flushless.jdbc.group.GroupCommit;
+import dev.flushless.jdbc.replica.ReplicaConnector;
+import dev.flushless.jdbc.replica.ReplicaReads;
+import dev.flushless.jdbc.replica.ReplicaSession;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.session.Session;
@@ -98,9 +101,19 @@ public final class Engine implements Session {
     private final FollowerReads followerReads;
     /** pgjdbc's own {@code reWriteBatchedInserts} is on for this connection (see {@link #leftToPgjdbcRewrite}). */
     private final boolean pgjdbcRewritesInserts;
+    /** {@code flushless.replicas}: where this connection's reads run; {@code null} when off. */
+    private final ReplicaSession replicas;
 
     /** Reads the server facts from {@code delegate} (nothing is sent) and, on YugabyteDB, sets up follower reads. */
     public Engine(Connection delegate, FlushlessConfig config) throws SQLException {
+        this(delegate, config, null);
+    }
+
+    /**
+     * As {@link #Engine(Connection, FlushlessConfig)}; with {@code flushless.replicas}, {@code replicaConnector} opens
+     * the replica connections ({@code null}: replicas cannot be reached, which a configured replica list reports).
+     */
+    public Engine(Connection delegate, FlushlessConfig config, ReplicaConnector replicaConnector) throws SQLException {
         this.delegate = delegate;
         this.config = config;
         this.analyzer = analyzer(config);
@@ -113,6 +126,33 @@ public final class Engine implements Session {
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts(delegate);
         if (followerReads != null && delegate.isReadOnly()) {
             followerReads.readOnlyChanged(delegate, true);
+        }
+        this.replicas =
+                ReplicaReads.forConnection(config, server, replicaConnector, delegate, transactions, stats, analyzer);
+    }
+
+    /** {@code flushless.replicas}: this connection's replica reads, or {@code null} when off. */
+    public ReplicaSession replicas() {
+        return replicas;
+    }
+
+    /** Whether PreparedStatements of queries record their parameters (to re-apply them on a replica). */
+    public boolean recordsQueries() {
+        return replicas != null;
+    }
+
+    /**
+     * Where a query runs: on a replica (the returned pgjdbc statement holds its result), or {@code null} for the
+     * primary (the facade then runs it as sent).
+     */
+    public Statement replicaQuery(ReplicaSession.Query query) throws SQLException {
+        return replicas == null ? null : replicas.query(query);
+    }
+
+    /** A statement starts on this connection: replica reads note writes and session changes (see ReplicaSession). */
+    private void replicaStatementStarting(StatementDescription.Kind kind, String sql) throws SQLException {
+        if (replicas != null) {
+            replicas.statementStarting(kind, sql);
         }
     }
 
@@ -370,6 +410,7 @@ public final class Engine implements Session {
      * it in {@code mode=transaction}, forgets catalog facts after DDL and counts it.
      */
     public void beforeAsSent(String sql, StatementDescription.Kind kind) throws SQLException {
+        replicaStatementStarting(kind, sql);
         transactions.beforeServerStatement(sql);
         invalidateAfter(kind, sql);
         stats.executed(kind.isWrite());
@@ -377,14 +418,14 @@ public final class Engine implements Session {
 
     /**
      * Whether a PreparedStatement of {@code kind} records its parameters: writes on a rewriting connection (for
-     * batches and routes), and in {@code mode=transaction} queries too (a locking read's key values tell which rows the
-     * transaction holds locked).
+     * batches and routes), and queries in {@code mode=transaction} (a locking read's key values tell which rows the
+     * transaction holds locked) and with replicas (to re-apply them on a replica).
      */
     public boolean recordsParameters(StatementDescription.Kind kind) {
-        return rewriting()
-                && (kind.isWrite()
-                        || kind == StatementDescription.Kind.SELECT
-                                && config.mode() == FlushlessConfig.Mode.TRANSACTION);
+        return kind.isWrite()
+                ? rewriting()
+                : kind == StatementDescription.Kind.SELECT
+                        && (recordsQueries() || config.mode() == FlushlessConfig.Mode.TRANSACTION);
     }
 
     /**
@@ -525,6 +566,7 @@ public final class Engine implements Session {
      */
     public long run(Decision decision, String sql, Bind[] row, int queryTimeoutSeconds, Attempt.AsSent<Long> asSent)
             throws SQLException {
+        replicaStatementStarting(SqlAnalyzer.leadingKind(sql), sql);
         switch (decision.route()) {
             case BUFFER:
                 transactions.buffer(
@@ -633,6 +675,7 @@ public final class Engine implements Session {
         settleSchemaChange();
         String sql = batch.sql();
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
+        replicaStatementStarting(kind, sql);
         boolean keys = batch.keyColumns() != null;
         if (kind == StatementDescription.Kind.INSERT
                 && pgjdbcRewritesInserts
@@ -915,6 +958,15 @@ public final class Engine implements Session {
      */
     public BatchResult textBatch(TextBatch batch, List<String> texts) throws SQLException {
         settleSchemaChange();
+        if (replicas != null) {
+            for (String text : texts) {
+                StatementDescription.Kind kind = SqlAnalyzer.leadingKind(text);
+                if (!kind.isWrite() || text == texts.get(texts.size() - 1)) {
+                    replicas.statementStarting(kind, text); // a session change among them, or the batch as a write
+                    break;
+                }
+            }
+        }
         if (transactions.active()) {
             texts.forEach(transactions::noteText);
             long[] counts = bufferTexts(texts);

@@ -26,7 +26,10 @@ import java.util.concurrent.TimeUnit;
  *       YugabyteDB by release and whether the flush model assumed write pipelining;</li>
  *   <li>{@code flushless.rewrites} (tag {@code kind}) and {@code flushless.fallbacks} (tag {@code reason}):
  *       rows coalesced by rewrite kind, rows run as sent by reason;</li>
- *   <li>{@code flushless.flush}: a timer of coalesced batch executions.</li>
+ *   <li>{@code flushless.flush}: a timer of coalesced batch executions;</li>
+ *   <li>{@code flushless.replica.reads}: reads that ran on a replica; {@code flushless.replica.waits}: a function
+ *       timer of those that waited for the replica to replay what they must see; {@code flushless.replica.primary.reads}
+ *       (tag {@code reason}): reads that ran on the primary though replicas are configured, by reason code.</li>
  * </ul>
  */
 public final class FlushlessMetrics implements MeterBinder {
@@ -88,6 +91,21 @@ public final class FlushlessMetrics implements MeterBinder {
                 "Estimated YugabyteDB flushes with Flushless that wait for consensus",
                 FlushlessStats::estimatedConsensusFlushesAfter,
                 Tags.of("phase", "after"));
+        counter(
+                registry,
+                "flushless.replica.reads",
+                "Reads that ran on a replica (flushless.replicas)",
+                FlushlessStats::replicaReads,
+                Tags.empty());
+        io.micrometer.core.instrument.FunctionTimer.builder(
+                        "flushless.replica.waits",
+                        stats,
+                        FlushlessStats::replicaWaits,
+                        FlushlessStats::replicaWaitNanos,
+                        TimeUnit.NANOSECONDS)
+                .description("Replica reads that waited for the replica to replay the writes they must see")
+                .tags(tags)
+                .register(registry);
         Timer flush = Timer.builder("flushless.flush")
                 .description("Duration of coalesced batch executions")
                 .tags(tags)
@@ -106,6 +124,7 @@ public final class FlushlessMetrics implements MeterBinder {
         stats.rewrites().keySet().forEach(kind -> keyed(registry, "rewrite", kind));
         stats.fallbacks().keySet().forEach(reason -> keyed(registry, "fallback", reason));
         stats.yugabyteConnections().keySet().forEach(key -> keyed(registry, "yugabyte", key));
+        stats.primaryReads().keySet().forEach(reason -> keyed(registry, "primary-read", reason));
     }
 
     private void keyed(MeterRegistry registry, String family, String key) {
@@ -117,6 +136,13 @@ public final class FlushlessMetrics implements MeterBinder {
                     "Connections opened to YugabyteDB, by release and assumed write pipelining",
                     s -> s.yugabyteConnections(key),
                     Tags.of("release", key.substring(0, slash), "write_pipelining", key.substring(slash + 1)));
+        } else if ("primary-read".equals(family)) {
+            counter(
+                    registry,
+                    "flushless.replica.primary.reads",
+                    "Reads that could have run on a replica but ran on the primary, by reason",
+                    s -> s.primaryReads(key),
+                    Tags.of("reason", key));
         } else if ("rewrite".equals(family)) {
             counter(
                     registry,

@@ -26,6 +26,13 @@ import java.util.Map;
  * @param coalescedNanos time spent in them
  * @param rewrites rows coalesced, by rewrite kind
  * @param fallbacks rows run as sent, by reason
+ * @param replicaReads reads that ran on a replica ({@code flushless.replicas}): statements, a read-only transaction's
+ *     each counting one
+ * @param replicaWaits of those, the ones whose replica had not replayed yet what the read must see, so that it waited
+ *     (read-your-writes; the wait shares the read's round trip)
+ * @param replicaWaitNanos the time the replicas reported waiting for those
+ * @param primaryReads reads that could have run on a replica but ran on the primary, by reason code
+ *     ({@code dev.flushless.jdbc.replica.PrimaryReason})
  */
 public record FlushlessReport(
         long statementsIssued,
@@ -39,11 +46,49 @@ public record FlushlessReport(
         long coalescedRuns,
         long coalescedNanos,
         Map<String, Long> rewrites,
-        Map<String, Long> fallbacks) {
+        Map<String, Long> fallbacks,
+        long replicaReads,
+        long replicaWaits,
+        long replicaWaitNanos,
+        Map<String, Long> primaryReads) {
 
     public FlushlessReport {
         rewrites = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(rewrites));
         fallbacks = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(fallbacks));
+        primaryReads = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(primaryReads));
+    }
+
+    /** A report without replica reads (the form before {@code flushless.replicas}). */
+    public FlushlessReport(
+            long statementsIssued,
+            long statementsSent,
+            long roundTrips,
+            long estimatedFlushesBefore,
+            long estimatedFlushesAfter,
+            long estimatedConsensusFlushesBefore,
+            long estimatedConsensusFlushesAfter,
+            String flushModel,
+            long coalescedRuns,
+            long coalescedNanos,
+            Map<String, Long> rewrites,
+            Map<String, Long> fallbacks) {
+        this(
+                statementsIssued,
+                statementsSent,
+                roundTrips,
+                estimatedFlushesBefore,
+                estimatedFlushesAfter,
+                estimatedConsensusFlushesBefore,
+                estimatedConsensusFlushesAfter,
+                flushModel,
+                coalescedRuns,
+                coalescedNanos,
+                rewrites,
+                fallbacks,
+                0,
+                0,
+                0,
+                Map.of());
     }
 
     /** A report without the consensus split and model (every flush waiting for consensus, as without pipelining). */
@@ -80,6 +125,10 @@ public record FlushlessReport(
                                 && estimatedConsensusFlushesAfter == estimatedFlushesAfter
                         ? ""
                         : " consensus=" + estimatedConsensusFlushesBefore + "->" + estimatedConsensusFlushesAfter)
-                + " rewrites=" + rewrites + " fallbacks=" + fallbacks;
+                + " rewrites=" + rewrites + " fallbacks=" + fallbacks
+                + (replicaReads + primaryReads.size() > 0
+                        ? " replicaReads=" + replicaReads + " replicaWaits=" + replicaWaits + " primaryReads="
+                                + primaryReads
+                        : "");
     }
 }

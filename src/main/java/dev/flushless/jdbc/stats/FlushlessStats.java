@@ -39,8 +39,9 @@ public final class FlushlessStats {
     /** Told about new rewrite kinds and fallback reasons, and about each coalesced execution's duration. */
     public interface Listener {
         /**
-         * A rewrite kind ({@code family} "rewrite"), fallback reason ("fallback") or YugabyteDB release and pipelining
-         * ("yugabyte", {@code 2025.2.8.0/off}) was counted for the first time.
+         * A rewrite kind ({@code family} "rewrite"), fallback reason ("fallback"), YugabyteDB release and pipelining
+         * ("yugabyte", {@code 2025.2.8.0/off}) or reason for a read on the primary ("primary-read") was counted for the
+         * first time.
          */
         void newKey(String family, String key);
 
@@ -87,6 +88,10 @@ public final class FlushlessStats {
 
     private final Map<String, LongAdder> rewrites = new ConcurrentHashMap<>();
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
+    private final LongAdder replicaReads = new LongAdder();
+    private final LongAdder replicaWaits = new LongAdder();
+    private final LongAdder replicaWaitNanos = new LongAdder();
+    private final Map<String, LongAdder> primaryReads = new ConcurrentHashMap<>();
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
     private FlushlessStats(FlushlessStats parent) {
@@ -315,6 +320,57 @@ public final class FlushlessStats {
         adder.add(rows);
     }
 
+    // ---- replica reads (flushless.replicas) ----
+
+    /**
+     * A read ran on a replica; {@code waitNanos} is how long the replica waited to replay what the read must see (0:
+     * it had already).
+     */
+    public void replicaRead(long waitNanos) {
+        replicaReads.increment();
+        if (waitNanos > 0) {
+            replicaWaits.increment();
+            replicaWaitNanos.add(waitNanos);
+        }
+        if (parent != null) {
+            parent.replicaRead(waitNanos);
+        }
+    }
+
+    /** A read that could have run on a replica ran on the primary, for the reason with code {@code reason}. */
+    public void primaryRead(String reason) {
+        count(primaryReads, "primary-read", reason, 1);
+        if (parent != null) {
+            parent.primaryRead(reason);
+        }
+    }
+
+    /** Reads that ran on a replica so far. */
+    public long replicaReads() {
+        return replicaReads.sum();
+    }
+
+    /** Replica reads that waited for the replica to replay what they must see. */
+    public long replicaWaits() {
+        return replicaWaits.sum();
+    }
+
+    /** The time those waits took, in nanoseconds. */
+    public long replicaWaitNanos() {
+        return replicaWaitNanos.sum();
+    }
+
+    /** Reads sent to the primary for reason code {@code reason} so far (for meters). */
+    public long primaryReads(String reason) {
+        LongAdder adder = primaryReads.get(reason);
+        return adder == null ? 0 : adder.sum();
+    }
+
+    /** Reads sent to the primary though replicas are configured, by reason code. */
+    public Map<String, Long> primaryReads() {
+        return snapshot(primaryReads);
+    }
+
     /** Statements the application issued (each batch row or member counts one). */
     public long statementsIssued() {
         return statementsIssued.sum() + writesAsSent.sum() + readsAsSent.sum();
@@ -400,7 +456,11 @@ public final class FlushlessStats {
                 coalescedRuns.sum(),
                 coalescedNanos.sum(),
                 rewrites(),
-                fallbacks());
+                fallbacks(),
+                replicaReads(),
+                replicaWaits(),
+                replicaWaitNanos(),
+                primaryReads());
     }
 
     private static Map<String, Long> snapshot(Map<String, LongAdder> counters) {

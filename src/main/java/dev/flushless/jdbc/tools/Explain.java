@@ -269,6 +269,9 @@ public final class Explain {
         }
         ExplainSummary.Batches batches = new BatchExplainer(out, settings, catalog).explain(items);
         ExplainSummary.printBatches(out, settings.rows(), batches, settings.flushModel());
+        if (!settings.config().replicas().isEmpty()) {
+            ReplicaExplainer.explain(out, settings, items);
+        }
         Tallies.Transaction walked = transaction ? new TransactionWalk(out, settings, catalog).walk(items) : null;
         return new Tallies(batches.issued(), batches.sent(), walked);
     }

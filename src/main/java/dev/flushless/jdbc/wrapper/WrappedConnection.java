@@ -1,9 +1,11 @@
 package dev.flushless.jdbc.wrapper;
 
+import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.FlushlessConfig;
 import dev.flushless.jdbc.FlushlessConnection;
 import dev.flushless.jdbc.analysis.SqlAnalyzer;
 import dev.flushless.jdbc.engine.Engine;
+import dev.flushless.jdbc.replica.ReplicaSession;
 import dev.flushless.jdbc.stats.FlushlessStats;
 import java.sql.*;
 import java.util.concurrent.Executor;
@@ -22,9 +24,16 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
     private WrappedDatabaseMetaData metaData;
 
     public WrappedConnection(Connection delegate, FlushlessConfig config) throws SQLException {
+        this(delegate, config, null);
+    }
+
+    /** With {@code flushless.replicas}: {@code replicas} opens this connection's replica connections. */
+    public WrappedConnection(
+            Connection delegate, FlushlessConfig config, dev.flushless.jdbc.replica.ReplicaConnector replicas)
+            throws SQLException {
         super(delegate);
         try {
-            this.engine = new Engine(delegate, config);
+            this.engine = new Engine(delegate, config, replicas);
         } catch (SQLException e) {
             delegate.close();
             throw e;
@@ -44,6 +53,26 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
     @Override
     public FlushlessStats flushlessStats() {
         return engine.stats();
+    }
+
+    @Override
+    public String causalToken() throws SQLException {
+        ReplicaSession replicas = engine.replicas();
+        if (replicas == null) {
+            throw Errors.invalidSetting(
+                    "Flushless: causalToken() needs flushless.replicas (replica reads) on this" + " connection.");
+        }
+        return replicas.causalToken();
+    }
+
+    @Override
+    public void awaitCausalToken(String token) throws SQLException {
+        ReplicaSession replicas = engine.replicas();
+        if (replicas == null) {
+            ReplicaSession.parseToken(token); // a bad token is still an error; without replicas every read sees it
+            return;
+        }
+        replicas.awaitCausalToken(token);
     }
 
     @Override
@@ -138,6 +167,9 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
      */
     @Override
     public void close() throws SQLException {
+        if (engine.replicas() != null) {
+            engine.replicas().close();
+        }
         try {
             if (!delegate.isClosed()) {
                 engine.transactions().beforeConnectionCall("close()", false);
@@ -224,7 +256,11 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
         try {
-            engine.transactions().setAutoCommit(autoCommit);
+            if (engine.replicas() != null) {
+                engine.replicas().setAutoCommit(autoCommit);
+            } else {
+                engine.transactions().setAutoCommit(autoCommit);
+            }
         } finally {
             if (autoCommit) {
                 engine.transactionEnded(); // switching autocommit on ends (commits) the open transaction
@@ -240,7 +276,11 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
     @Override
     public void commit() throws SQLException {
         try {
-            engine.transactions().commit();
+            if (engine.replicas() != null) {
+                engine.replicas().commit();
+            } else {
+                engine.transactions().commit();
+            }
         } finally {
             engine.transactionEnded();
         }
@@ -249,10 +289,23 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
     @Override
     public void rollback() throws SQLException {
         try {
-            engine.transactions().rollback();
+            if (engine.replicas() != null) {
+                engine.replicas().rollback();
+            } else {
+                engine.transactions().rollback();
+            }
         } finally {
             engine.transactionEnded();
         }
+    }
+
+    /** Pools call it when a connection comes back: a write this connection ran has ended (replica reads). */
+    @Override
+    public void clearWarnings() throws SQLException {
+        if (engine.replicas() != null) {
+            engine.replicas().idle();
+        }
+        delegate.clearWarnings();
     }
 
     @Override
@@ -270,6 +323,9 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         engine.transactions().beforeConnectionCall("setCatalog()", false);
         delegate.setCatalog(catalog);
         engine.sessionChanged();
+        if (engine.replicas() != null) {
+            engine.replicas().sessionChanged();
+        }
     }
 
     @Override
@@ -277,6 +333,9 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         engine.transactions().beforeConnectionCall("setTransactionIsolation()", false);
         delegate.setTransactionIsolation(level);
         engine.sessionChanged();
+        if (engine.replicas() != null) {
+            engine.replicas().isolationChanged(level);
+        }
     }
 
     @Override
@@ -315,6 +374,9 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         delegate.setSchema(schema);
         engine.sessionChanged();
         engine.catalog().detach(); // its table names now resolve otherwise than a fresh connection's
+        if (engine.replicas() != null) {
+            engine.replicas().schemaChanged(schema);
+        }
     }
 
     @Override

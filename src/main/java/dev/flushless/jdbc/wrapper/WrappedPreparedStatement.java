@@ -159,9 +159,21 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         return decision == null || decision.asSent();
     }
 
+    /** Replica reads: where this query runs (see WrappedStatement#onReplica); {@code null}: the primary. */
+    private java.sql.Statement replicaRead() throws SQLException {
+        beforeExecution();
+        if (leadingKind != StatementDescription.Kind.SELECT || prepared.isClosed()) {
+            return null;
+        }
+        return onReplica(sql, recorder == null ? null : recorder.current(), true, recorder != null);
+    }
+
     @Override
     public ResultSet executeQuery() throws SQLException {
-        beforeExecution();
+        java.sql.Statement replica = replicaRead();
+        if (replica != null) {
+            return wrap(replica.getResultSet());
+        }
         ResultSet ridden = rideAlong();
         if (ridden != null) {
             return ridden;
@@ -187,11 +199,11 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public boolean execute() throws SQLException {
-        if (leadingKind == StatementDescription.Kind.SELECT) {
-            beforeExecution();
-            if (rideAlong() != null) {
-                return true;
-            }
+        if (replicaRead() != null) {
+            return true;
+        }
+        if (leadingKind == StatementDescription.Kind.SELECT && rideAlong() != null) {
+            return true;
         }
         Engine.Decision decision = route();
         if (asSent(decision)) {

@@ -65,6 +65,15 @@ public class WrappedStatement extends StatementDelegation {
     /** The last execution runs on pgjdbc: its results come from the delegate. */
     final void resultsFromPgjdbc() throws SQLException {
         acknowledged = null;
+        if (replicaResults != null) {
+            // a new execution closes the last one's results, as pgjdbc's own statement does
+            try {
+                replicaResults.close();
+            } catch (SQLException ignored) {
+                // the replica connection is gone: nothing left to close
+            }
+            replicaResults = null;
+        }
         if (riddenOwner != null) {
             Statement owner = riddenOwner;
             riddenOwner = null;
@@ -78,6 +87,28 @@ public class WrappedStatement extends StatementDelegation {
         riddenOwner = outcome.owner();
         riddenRows = wrap(outcome.rows());
         return riddenRows;
+    }
+
+    // ---- replica reads (flushless.replicas): the one seam, the engine decides ----
+
+    /** The replica statement holding the last execution's results when it ran on a replica, else {@code null}. */
+    private Statement replicaResults;
+
+    /**
+     * Asks the engine where the query {@code sql} runs; when on a replica, its results come from the returned replica
+     * statement from now on ({@code null}: the primary, as sent).
+     *
+     * @param parameters the recorded parameters of a PreparedStatement ({@code null} for a Statement's text)
+     */
+    final Statement onReplica(String sql, dev.flushless.jdbc.batch.Bind[] parameters, boolean prepared, boolean kept)
+            throws SQLException {
+        resultsFromPgjdbc();
+        if (!engine.recordsQueries() || delegate.isClosed()) {
+            return null;
+        }
+        replicaResults = engine.replicaQuery(
+                new dev.flushless.jdbc.replica.ReplicaSession.Query(sql, parameters, prepared, kept, delegate));
+        return replicaResults;
     }
 
     static int narrow(long count) {
@@ -119,6 +150,10 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
+        Statement replica = onReplica(sql, null, false, true);
+        if (replica != null) {
+            return wrap(replica.getResultSet());
+        }
         ResultSet ridden = rideAlong(sql);
         return ridden != null ? ridden : wrap(asSent(sql).executeQuery(sql));
     }
@@ -137,6 +172,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean execute(String sql) throws SQLException {
+        if (onReplica(sql, null, false, true) != null) {
+            return true;
+        }
         if (SqlAnalyzer.leadingKind(sql) == dev.flushless.jdbc.analysis.StatementDescription.Kind.SELECT
                 && rideAlong(sql) != null) {
             return true;
@@ -198,6 +236,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public ResultSet getResultSet() throws SQLException {
+        if (replicaResults != null) {
+            return wrap(replicaResults.getResultSet());
+        }
         if (riddenOwner != null) {
             delegate.getResultSet(); // keeps the delegate's closed-statement check
             return riddenRows;
@@ -211,6 +252,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public int getUpdateCount() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getUpdateCount();
+        }
         if (riddenOwner != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             return -1;
@@ -224,6 +268,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public long getLargeUpdateCount() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getLargeUpdateCount();
+        }
         if (riddenOwner != null) {
             delegate.getLargeUpdateCount(); // keeps the delegate's closed-statement check
             return -1;
@@ -237,6 +284,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults() throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getMoreResults();
+        }
         if (riddenOwner != null) {
             return getMoreResults(Statement.CLOSE_CURRENT_RESULT);
         }
@@ -250,6 +300,9 @@ public class WrappedStatement extends StatementDelegation {
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
+        if (replicaResults != null) {
+            return replicaResults.getMoreResults(current);
+        }
         if (riddenOwner != null) {
             delegate.getUpdateCount(); // keeps the delegate's closed-statement check
             if (riddenRows != null && current != Statement.KEEP_CURRENT_RESULT) {
@@ -375,6 +428,10 @@ public class WrappedStatement extends StatementDelegation {
     public void close() throws SQLException {
         lastResultSet = null;
         try {
+            if (replicaResults != null) {
+                replicaResults.close();
+                replicaResults = null;
+            }
             if (riddenOwner != null) {
                 riddenOwner.close();
                 riddenOwner = null;
