@@ -425,7 +425,8 @@ public final class ReplicaSession {
 
     /** A recovery conflict (a standby cancels a query whose snapshot replay needs gone): 40001 on a standby. */
     private static boolean isReplicaConflict(SQLException e) {
-        return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
+        return org.postgresql.util.PSQLState.SERIALIZATION_FAILURE.getState().equals(e.getSQLState())
+                || org.postgresql.util.PSQLState.DEADLOCK_DETECTED.getState().equals(e.getSQLState());
     }
 
     private void replicaLost(SQLException e) {
