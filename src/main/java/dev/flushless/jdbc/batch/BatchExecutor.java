@@ -119,17 +119,14 @@ public final class BatchExecutor {
         }
         try {
             for (int e = 0; e < executions.size(); e++) {
-                String prefix = guarded && e == 0 ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : inline ? "BEGIN;\n" : "";
                 boolean last = e == executions.size() - 1;
-                String suffix = (guarded && last ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "")
-                        + (commitAfter && last || inline ? ";\nCOMMIT" : "");
                 countMismatch |= !execute(
                         connection,
                         executions.get(e),
                         rows,
                         parametersPerRow,
-                        prefix,
-                        suffix,
+                        prefix(guarded && e == 0, inline),
+                        suffix(guarded && last, commitAfter && last || inline),
                         counts,
                         returned,
                         owners,
@@ -148,40 +145,7 @@ public final class BatchExecutor {
                 connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            for (Statement owner : owners) {
-                closeQuietly(owner);
-            }
-            if (Errors.isConnectionException(e.getSQLState())) {
-                throw e; // the connection is gone: nothing to undo, nothing to re-run
-            }
-            if (Errors.isContention(e.getSQLState()) && !(e instanceof DecodeFailure)) {
-                // A serialization failure, deadlock, lock timeout or cancel: the application's work ends here, as under
-                // bare pgjdbc. Inside a transaction it stays aborted (nothing is rolled back to the guard: bare
-                // pgjdbc's
-                // statement would have aborted it too, and a re-run could not succeed in it); in autocommit only what
-                // this run opened itself is ended.
-                if (autocommit) {
-                    undo(connection, false, envelope, inline, e);
-                }
-                throw e;
-            }
-            if (autocommit && !envelope && countMismatch) {
-                throw e; // one implicit transaction that already committed: it cannot be undone
-            }
-            if (autocommit && !envelope && e instanceof DecodeFailure) {
-                // The server ran and committed the batch; only reading its results failed. Nothing can be undone,
-                // and a re-run as sent would apply the rows twice.
-                throw Errors.unexpected(
-                        "Flushless: the coalesced batch was applied (committed, in autocommit), but its"
-                                + " results could not be matched to the batch rows (" + e.getMessage()
-                                + "); its update counts"
-                                + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
-                                + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
-                                + " if it recurs.",
-                        e.getCause());
-            }
-            undo(connection, guarded, envelope, inline, e);
-            throw new Undone(e, guarded);
+            throw undone(connection, e, owners, autocommit, envelope, inline, guarded, countMismatch);
         }
         if (returned.isEmpty()) {
             for (Statement owner : owners) {
@@ -195,6 +159,67 @@ public final class BatchExecutor {
                 owners,
                 statementsSent(plan.statements().size(), autocommit),
                 roundTrips(executions.size(), autocommit));
+    }
+
+    /**
+     * After a run failed with {@code e}: closes its statements and throws {@code e} when nothing can or may be undone
+     * (a lost connection, an error under contention, an implicit transaction that already committed); otherwise undoes
+     * the run and returns the {@link Undone} to throw.
+     */
+    private static Undone undone(
+            Connection connection,
+            SQLException e,
+            List<Statement> owners,
+            boolean autocommit,
+            boolean envelope,
+            boolean inline,
+            boolean guarded,
+            boolean countMismatch)
+            throws SQLException {
+        for (Statement owner : owners) {
+            closeQuietly(owner);
+        }
+        if (Errors.isConnectionException(e.getSQLState())) {
+            throw e; // the connection is gone: nothing to undo, nothing to re-run
+        }
+        if (Errors.isContention(e.getSQLState()) && !(e instanceof ResultDecoding.DecodeFailure)) {
+            // A serialization failure, deadlock, lock timeout or cancel: the application's work ends here, as under
+            // bare pgjdbc. Inside a transaction it stays aborted (nothing is rolled back to the guard: bare
+            // pgjdbc's
+            // statement would have aborted it too, and a re-run could not succeed in it); in autocommit only what
+            // this run opened itself is ended.
+            if (autocommit) {
+                undo(connection, false, envelope, inline, e);
+            }
+            throw e;
+        }
+        if (autocommit && !envelope && countMismatch) {
+            throw e; // one implicit transaction that already committed: it cannot be undone
+        }
+        if (autocommit && !envelope && e instanceof ResultDecoding.DecodeFailure) {
+            // The server ran and committed the batch; only reading its results failed. Nothing can be undone,
+            // and a re-run as sent would apply the rows twice.
+            throw Errors.unexpected(
+                    "Flushless: the coalesced batch was applied (committed, in autocommit), but its"
+                            + " results could not be matched to the batch rows (" + e.getMessage()
+                            + "); its update counts"
+                            + " are unknown. This is a Flushless bug or a table changed by another session (a trigger or"
+                            + " rule added); check the rows, and set flushless.mode=off for this statement's connection"
+                            + " if it recurs.",
+                    e.getCause());
+        }
+        undo(connection, guarded, envelope, inline, e);
+        return new Undone(e, guarded);
+    }
+
+    /** What an execution's text starts with: the guard savepoint before the first, or the inline BEGIN. */
+    private static String prefix(boolean savepoint, boolean inline) {
+        return savepoint ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : inline ? "BEGIN;\n" : "";
+    }
+
+    /** What an execution's text ends with: the guard's release after the last, then a COMMIT if one is due. */
+    private static String suffix(boolean release, boolean commit) {
+        return (release ? ";\nRELEASE SAVEPOINT " + GUARD_SAVEPOINT : "") + (commit ? ";\nCOMMIT" : "");
     }
 
     /** How the application's statement is set up, for a query it runs after buffered writes in one round trip. */
@@ -445,172 +470,13 @@ public final class BatchExecutor {
         boolean countsMatch = true;
         try {
             for (Step step : steps) {
-                countsMatch &= decode(step, statement, isResultSet, counts, returned);
+                countsMatch &= ResultDecoding.decode(step, statement, isResultSet, counts, returned);
                 isResultSet = statement.getMoreResults(Statement.KEEP_CURRENT_RESULT);
             }
         } catch (SQLException e) {
-            throw new DecodeFailure(e);
+            throw new ResultDecoding.DecodeFailure(e);
         }
         return countsMatch;
-    }
-
-    /**
-     * An error while reading the results of an execution that the server completed: in autocommit that execution's
-     * implicit transaction has committed, so it must not be taken for a failed, rolled-back attempt (a re-run as sent
-     * would apply the batch twice).
-     */
-    private static final class DecodeFailure extends SQLException {
-        private static final long serialVersionUID = 1L;
-
-        DecodeFailure(SQLException cause) {
-            super(cause.getMessage(), cause.getSQLState(), cause.getErrorCode(), cause);
-        }
-    }
-
-    /** Reads one step's result into {@code counts}; false when an INSERT's count differs from its row count. */
-    private static boolean decode(
-            Step step, Statement statement, boolean isResultSet, long[] counts, List<ResultSet> returned)
-            throws SQLException {
-        int[] rows = step.rows();
-        switch (step.decoding()) {
-            case ONE_PER_ROW: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    rs.next(); // the count check raised an error inside the statement if it was not rows.length
-                }
-                for (int row : rows) {
-                    counts[row] = 1;
-                }
-                return true;
-            }
-            case RETURNED_ROWS: {
-                ResultSet rs = statement.getResultSet();
-                rs.last();
-                int inserted = rs.getRow();
-                rs.beforeFirst();
-                returned.add(rs);
-                for (int row : rows) {
-                    counts[row] = 1;
-                }
-                return inserted == rows.length;
-            }
-            case RETURNED_ROWS_DISCARDED: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    rs.next(); // count-checked as ONE_PER_ROW; counts stay 0, as pgjdbc reports them
-                }
-                return true;
-            }
-            case ALIGNED:
-            case ALIGNED_RETURNED: {
-                ResultSet rs = statement.getResultSet();
-                boolean aligned = align(step, rs, counts);
-                if (step.decoding() == BatchPlan.Decoding.ALIGNED_RETURNED) {
-                    rs.beforeFirst();
-                    returned.add(rs);
-                } else {
-                    rs.close();
-                }
-                if (!aligned) {
-                    throw Errors.internal("Flushless: the rows an ON CONFLICT statement returned do not match the batch"
-                            + " rows in order; the batch is re-run as sent");
-                }
-                return true;
-            }
-            case CHAIN_COUNTS: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    rs.next();
-                    for (int i = 0; i < rows.length; i++) {
-                        counts[rows[i]] = rs.getLong(i + 1);
-                    }
-                }
-                return true;
-            }
-            case UPDATE_COUNT: {
-                if (isResultSet) {
-                    statement.getResultSet().close();
-                    counts[rows[0]] = 0;
-                } else {
-                    counts[rows[0]] = statement.getLargeUpdateCount();
-                }
-                return true;
-            }
-            case ORDINAL_ARRAY: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    rs.next();
-                    countOrdinals(rs.getArray(1), rows, counts);
-                }
-                return true;
-            }
-            case ORDINAL_PREFIX_OR_ARRAY: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    rs.next();
-                    java.sql.Array ordinals = rs.getArray(3);
-                    if (ordinals != null) {
-                        countOrdinals(ordinals, rows, counts);
-                    } else {
-                        long changed =
-                                rs.getLong(2); // rows 1..max each changed one row (count = max, ordinals distinct)
-                        for (int i = 0; i < changed; i++) {
-                            counts[rows[i]] = 1;
-                        }
-                    }
-                }
-                return true;
-            }
-            case ORDINALS: {
-                try (ResultSet rs = statement.getResultSet()) {
-                    while (rs.next()) {
-                        counts[rows[rs.getInt(1) - 1]]++;
-                    }
-                }
-                return true;
-            }
-            default:
-                throw new IllegalStateException(step.decoding().name());
-        }
-    }
-
-    /** Adds one to the count of the step row behind each 1-based ordinal of {@code ordinals} (NULL: none). */
-    private static void countOrdinals(java.sql.Array ordinals, int[] rows, long[] counts) throws SQLException {
-        if (ordinals != null) {
-            for (Object ordinal : (Object[]) ordinals.getArray()) {
-                counts[rows[((Number) ordinal).intValue() - 1]]++;
-            }
-        }
-    }
-
-    /**
-     * Walks the batch rows and the returned keys together: rows are written, and returned, in VALUES order,
-     * so a row wrote (count 1) exactly when the next returned key is its own; otherwise it did nothing (0).
-     * False when returned keys are left over (they must all belong to rows of the step).
-     */
-    private static boolean align(Step step, ResultSet rs, long[] counts) throws SQLException {
-        BatchPlan.Alignment alignment = step.alignment();
-        int[] columns = new int[alignment.columns().length];
-        for (int k = 0; k < columns.length; k++) {
-            columns[k] = rs.findColumn(alignment.columns()[k].name());
-        }
-        int[] rows = step.rows();
-        int i = 0;
-        while (rs.next()) {
-            Object[] returnedKey = new Object[columns.length];
-            for (int k = 0; k < columns.length; k++) {
-                Object value = rs.getObject(columns[k]);
-                returnedKey[k] = value == null
-                        ? null
-                        : Keys.alignmentKey(value, alignment.columns()[k]);
-            }
-            while (i < rows.length && !java.util.Arrays.equals(alignment.keys()[i], returnedKey)) {
-                counts[rows[i++]] = 0;
-            }
-            if (i == rows.length) {
-                return false;
-            }
-            counts[rows[i++]] = 1;
-        }
-        while (i < rows.length) {
-            counts[rows[i++]] = 0;
-        }
-        return true;
     }
 
     private static void undo(
