@@ -182,9 +182,9 @@ public final class ReplicaSession {
     /** A later query of a read-only transaction already on the replica: runs there, errors as the replica gives them. */
     private Statement runInTransaction(Query query) throws SQLException {
         endWrite();
-        Statement s = prepare(query, false);
+        Statement s = ReplicaStatements.prepare(replica, query, false);
         try {
-            execute(s, query);
+            ReplicaStatements.execute(s, query);
         } catch (SQLException e) {
             s.close();
             if (isConnectionLoss(e)) {
@@ -216,10 +216,10 @@ public final class ReplicaSession {
             mirrorSession(c);
             boolean separateCheck = !autoCommit && isolation != Connection.TRANSACTION_READ_COMMITTED
                     || !query.prepared() && query.sql().indexOf('?') >= 0;
-            Check check = null;
+            WaitCheck.Result check = null;
             if (separateCheck) {
                 c.setAutoCommit(true);
-                check = runCheck(c, floor);
+                check = WaitCheck.Result.run(c, floor, maxWaitMs);
             }
             if (!autoCommit) {
                 c.setReadOnly(true);
@@ -229,17 +229,17 @@ public final class ReplicaSession {
                 c.setAutoCommit(true);
             }
             if (check == null) {
-                PreparedStatement withCheck = (PreparedStatement) prepare(query, true);
+                PreparedStatement withCheck = (PreparedStatement) ReplicaStatements.prepare(replica, query, true);
                 s = withCheck;
-                setCheckParameters(withCheck, floor);
+                WaitCheck.bind(withCheck, floor, maxWaitMs);
                 withCheck.execute();
                 try (ResultSet rs = s.getResultSet()) {
-                    check = Check.read(rs);
+                    check = WaitCheck.Result.read(rs);
                 }
                 s.getMoreResults();
             } else if (check.caughtUp(floor)) {
-                s = prepare(query, false);
-                execute(s, query);
+                s = ReplicaStatements.prepare(replica, query, false);
+                ReplicaStatements.execute(s, query);
             }
             if (!check.caughtUp(floor)) {
                 if (s != null) {
@@ -249,10 +249,10 @@ public final class ReplicaSession {
                 return null;
             }
             if (readYourWrites) {
-                cluster.raise(check.replayed); // monotonic reads: later reads see at least this
+                cluster.raise(check.replayed()); // monotonic reads: later reads see at least this
             }
             stats.executed(false);
-            stats.replicaRead(check.waitedNanos);
+            stats.replicaRead(check.waitedNanos());
             return s;
         } catch (SQLException e) {
             if (s != null) {
@@ -275,8 +275,8 @@ public final class ReplicaSession {
     }
 
     /** The replica did not catch up (or left recovery): the read goes to the primary, the replica transaction ends. */
-    private void abandon(Check check) throws SQLException {
-        if (!check.inRecovery) {
+    private void abandon(WaitCheck.Result check) throws SQLException {
+        if (!check.inRecovery()) {
             replicaEndpoint.skip("promoted or not in recovery");
             LOG.log(
                     System.Logger.Level.WARNING,
@@ -289,78 +289,6 @@ public final class ReplicaSession {
         }
         endReplicaTransaction(false);
         stats.primaryRead(PrimaryReason.WAIT_TIMEOUT.code());
-    }
-
-    /** Runs the replica statement of {@code query} as prepared by {@link #prepare}. */
-    private static void execute(Statement s, Query query) throws SQLException {
-        if (s instanceof PreparedStatement ps) {
-            ps.execute();
-        } else {
-            s.execute(query.sql());
-        }
-    }
-
-    private Check runCheck(Connection c, long floor) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(WaitCheck.SQL)) {
-            setCheckParameters(ps, floor);
-            try (ResultSet rs = ps.executeQuery()) {
-                return Check.read(rs);
-            }
-        }
-    }
-
-    private void setCheckParameters(PreparedStatement ps, long floor) throws SQLException {
-        ps.setString(1, Lsn.format(floor));
-        ps.setInt(2, maxWaitMs);
-    }
-
-    /** What the wait check reported. */
-    private record Check(boolean inRecovery, long replayed, long waitedNanos) {
-        static Check read(ResultSet rs) throws SQLException {
-            rs.next();
-            boolean inRecovery = rs.getBoolean(1);
-            long replayed = Lsn.parse(rs.getString(2));
-            long iterations = rs.getLong(3);
-            long micros = rs.getLong(4);
-            return new Check(inRecovery, replayed, iterations > 0 ? micros * 1000 : 0);
-        }
-
-        boolean caughtUp(long floor) {
-            return ReplicaDecision.caughtUp(inRecovery, replayed, floor);
-        }
-    }
-
-    /**
-     * The replica statement for {@code query}: a PreparedStatement of the check and the query (the check's two
-     * parameters first), or of the query alone, or a plain Statement for a text holding {@code ?}; with the
-     * application statement's settings.
-     */
-    private Statement prepare(Query query, boolean withCheck) throws SQLException {
-        Statement settings = query.settings();
-        int type = settings.getResultSetType();
-        int holdability = settings.getResultSetHoldability();
-        Statement s;
-        if (query.prepared() || query.sql().indexOf('?') < 0) {
-            String text = withCheck ? WaitCheck.SQL + ";\n" + query.sql() : query.sql();
-            PreparedStatement ps = replica.prepareStatement(text, type, ResultSet.CONCUR_READ_ONLY, holdability);
-            Bind[] parameters = query.parameters();
-            if (parameters != null) {
-                int offset = withCheck ? WaitCheck.PARAMETERS : 0;
-                for (int i = 0; i < parameters.length; i++) {
-                    if (parameters[i] != null) {
-                        parameters[i].applyTo(ps, i + 1 + offset);
-                    }
-                }
-            }
-            s = ps;
-        } else {
-            s = replica.createStatement(type, ResultSet.CONCUR_READ_ONLY, holdability);
-        }
-        s.setFetchSize(settings.getFetchSize());
-        s.setMaxRows(settings.getMaxRows());
-        s.setQueryTimeout(settings.getQueryTimeout());
-        s.setMaxFieldSize(settings.getMaxFieldSize());
-        return s; // closed by the facade at its next execution or close
     }
 
     /** This connection's replica connection, opened to the nearest replica that is up; {@code null} when none is. */

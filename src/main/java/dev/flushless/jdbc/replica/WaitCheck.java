@@ -1,5 +1,10 @@
 package dev.flushless.jdbc.replica;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
 /**
  * The statement a replica read runs first, in the same round trip (one pgjdbc execution of several statements): it
  * waits on the replica, at most a bound, until the replica has replayed the position the read must see, and reports
@@ -25,4 +30,36 @@ public final class WaitCheck {
 
     /** Bind parameters the check takes ahead of the read's own. */
     public static final int PARAMETERS = 2;
+
+    /** Binds the check's parameters: the position the read must see ({@code floor}) and the bound. */
+    static void bind(PreparedStatement ps, long floor, int maxWaitMs) throws SQLException {
+        ps.setString(1, Lsn.format(floor));
+        ps.setInt(2, maxWaitMs);
+    }
+
+    /** What the wait check reported. */
+    record Result(boolean inRecovery, long replayed, long waitedNanos) {
+        /** Runs the check alone on {@code c}. */
+        static Result run(Connection c, long floor, int maxWaitMs) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement(SQL)) {
+                bind(ps, floor, maxWaitMs);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return read(rs);
+                }
+            }
+        }
+
+        static Result read(ResultSet rs) throws SQLException {
+            rs.next();
+            boolean inRecovery = rs.getBoolean(1);
+            long replayed = Lsn.parse(rs.getString(2));
+            long iterations = rs.getLong(3);
+            long micros = rs.getLong(4);
+            return new Result(inRecovery, replayed, iterations > 0 ? micros * 1000 : 0);
+        }
+
+        boolean caughtUp(long floor) {
+            return ReplicaDecision.caughtUp(inRecovery, replayed, floor);
+        }
+    }
 }
