@@ -199,7 +199,7 @@ final class AntiJoinPlanner {
                 continue;
             }
             if (lengthLimited) {
-                Object text = ArrayEncoding.text(bind);
+                Object text = ArrayEncoding.text(bind, dev.flushless.jdbc.session.SessionFacts.PGJDBC_DEFAULTS);
                 if (!(text instanceof String s) || s.codePointCount(0, s.length()) > column.typmod() - 4) {
                     return "a value longer than column " + column.name() + " (" + type + ")";
                 }
@@ -287,7 +287,7 @@ final class AntiJoinPlanner {
     private boolean addSteps(
             List<Step> steps, String sql, List<Integer> members, Bind[] tail, boolean[] nativeArrays, int maxRows) {
         for (int[] chunk : RowGroups.chunks(members, maxRows)) {
-            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays, session);
             if (arrays == null) {
                 return false;
             }

@@ -17,10 +17,26 @@ final class ArrayEncoding {
 
     private ArrayEncoding() {}
 
-    /** The element text for {@code bind} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}. */
-    static Object text(Bind bind) {
+    /**
+     * The element text for {@code bind} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}. Timestamps and dates
+     * (sent as text) are written by the connection's own {@code TimestampUtils} ({@code session}), as pgjdbc writes
+     * them.
+     */
+    static Object text(Bind bind, dev.flushless.jdbc.session.SessionFacts session) {
         Object value = bind.value;
         switch (bind.setter) {
+            case TIMESTAMP:
+                return value == null
+                        ? null
+                        : value instanceof org.postgresql.util.PGTimestamp
+                                ? UNSUPPORTED
+                                : session.timestampText((java.sql.Timestamp) value, (java.util.Calendar) bind.extra);
+            case DATE:
+                return value == null
+                        ? null
+                        : session.binaryDate()
+                                ? UNSUPPORTED
+                                : session.dateText((java.sql.Date) value, (java.util.Calendar) bind.extra);
             case NULL:
                 return null;
             case BOOLEAN:

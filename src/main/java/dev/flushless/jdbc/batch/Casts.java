@@ -127,7 +127,8 @@ final class Casts {
      * Each parameter's values for the rows of {@code chunk} (integers where {@code nativeArrays} says so,
      * else the texts pgjdbc would send), or {@code null} when one of them is not reproduced.
      */
-    static Object[][] encodeArrays(List<Bind[]> rows, int[] chunk, String[] casts, boolean[] nativeArrays) {
+    static Object[][] encodeArrays(
+            List<Bind[]> rows, int[] chunk, String[] casts, boolean[] nativeArrays, SessionFacts session) {
         for (String cast : casts) {
             if (cast != null && cast.endsWith("[]")) {
                 // A column of an array type cannot travel one value per row: unnest() of an array of arrays yields
@@ -144,7 +145,7 @@ final class Casts {
         for (int i = 0; i < chunk.length; i++) {
             Bind[] row = rows.get(chunk[i]);
             for (int p = 0; p < casts.length; p++) {
-                Object value = nativeArrays[p] ? ArrayEncoding.integer(row[p]) : ArrayEncoding.text(row[p]);
+                Object value = nativeArrays[p] ? ArrayEncoding.integer(row[p]) : ArrayEncoding.text(row[p], session);
                 if (value == ArrayEncoding.UNSUPPORTED) {
                     return null;
                 }

@@ -33,8 +33,8 @@ final class InsertPlanner {
                 : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
         String[] casts = Casts.insertCasts(insert, rows, table, settings.session());
         if (casts != null) {
-            BatchPlan unnest =
-                    unnestPlan(insert, rows, casts, returningSuffix, decoding, settings.maxRowsPerStatement());
+            BatchPlan unnest = unnestPlan(
+                    insert, rows, casts, returningSuffix, decoding, settings.maxRowsPerStatement(), settings.session());
             if (unnest != null) {
                 return unnest;
             }
@@ -61,7 +61,8 @@ final class InsertPlanner {
             String[] casts,
             String returningSuffix,
             Decoding decoding,
-            int maxRows) {
+            int maxRows,
+            SessionFacts session) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
         if (decoding != Decoding.RETURNED_ROWS) {
@@ -69,7 +70,7 @@ final class InsertPlanner {
         }
         List<Step> steps = new ArrayList<>();
         for (int[] chunk : RowGroups.chunks(rows.size(), maxRows)) {
-            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays, session);
             if (arrays == null) {
                 return null;
             }
@@ -95,7 +96,7 @@ final class InsertPlanner {
                     1)));
         }
         String[] casts = session.standardConformingStrings() ? Casts.insertCasts(insert, rows, table, session) : null;
-        List<InsertMember> members = casts == null ? List.of() : unnestMembers(insert, rows, casts, maxRows);
+        List<InsertMember> members = casts == null ? List.of() : unnestMembers(insert, rows, casts, maxRows, session);
         if (!members.isEmpty()) {
             return members;
         }
@@ -112,12 +113,12 @@ final class InsertPlanner {
 
     /** The unnest form's members, one per chunk of {@code maxRows}; empty when a value cannot travel in an array. */
     private static List<InsertMember> unnestMembers(
-            StatementDescription insert, List<Bind[]> rows, String[] casts, int maxRows) {
+            StatementDescription insert, List<Bind[]> rows, String[] casts, int maxRows, SessionFacts session) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, null);
         List<InsertMember> members = new ArrayList<>();
         for (int[] chunk : RowGroups.chunks(rows.size(), maxRows)) {
-            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+            Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays, session);
             if (arrays == null) {
                 return List.of();
             }

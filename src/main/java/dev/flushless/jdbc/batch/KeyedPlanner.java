@@ -129,7 +129,7 @@ final class KeyedPlanner {
         for (List<Integer> wave : waves(rowKeys)) {
             for (int[] chunk : RowGroups.chunks(wave, RowGroups.rowsPerStatement(maxRows, perRow, 0))) {
                 Object[][] arrays = chunk.length >= UNNEST_MIN_ROWS
-                        ? Casts.encodeArrays(rows, chunk, planner.casts, nativeArrays)
+                        ? Casts.encodeArrays(rows, chunk, planner.casts, nativeArrays, session)
                         : null;
                 List<Bind> parameters = new ArrayList<>();
                 String sql;
@@ -306,7 +306,7 @@ final class KeyedPlanner {
         List<Step> steps = new ArrayList<>();
         for (List<Integer> wave : waves) {
             for (int[] chunk : RowGroups.chunks(wave, maxRows)) {
-                Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays);
+                Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays, session);
                 if (arrays == null) {
                     return null;
                 }

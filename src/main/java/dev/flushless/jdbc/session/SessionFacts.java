@@ -15,7 +15,77 @@ public record SessionFacts(
         boolean binaryFloat4,
         boolean binaryDate,
         boolean standardConformingStrings,
-        boolean quoteReturningIdentifiers) {
+        boolean quoteReturningIdentifiers,
+        org.postgresql.jdbc.TimestampUtils timestamps) {
+
+    /**
+     * Facts without the connection's own {@code TimestampUtils}: dates and timestamps are written as pgjdbc writes them
+     * for a connection to a server with integer date-times, in the JVM's default time zone (a writer per call: pgjdbc's
+     * {@code TimestampUtils} is not thread-safe, and these facts may be shared, e.g. {@link #PGJDBC_DEFAULTS}).
+     */
+    public SessionFacts(
+            boolean known,
+            boolean stringVarchar,
+            boolean binaryFloat4,
+            boolean binaryDate,
+            boolean standardConformingStrings,
+            boolean quoteReturningIdentifiers) {
+        this(
+                known,
+                stringVarchar,
+                binaryFloat4,
+                binaryDate,
+                standardConformingStrings,
+                quoteReturningIdentifiers,
+                null);
+    }
+
+    /** The connection's timestamp writer (used on the connection's own thread, as pgjdbc uses it), or a new one. */
+    private org.postgresql.jdbc.TimestampUtils writer() {
+        return timestamps != null
+                ? timestamps
+                : new org.postgresql.jdbc.TimestampUtils(false, java.util.TimeZone::getDefault);
+    }
+
+    /** Equal when the facts are: the timestamp writer is a codec, not a fact. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof SessionFacts o
+                && known == o.known
+                && stringVarchar == o.stringVarchar
+                && binaryFloat4 == o.binaryFloat4
+                && binaryDate == o.binaryDate
+                && standardConformingStrings == o.standardConformingStrings
+                && quoteReturningIdentifiers == o.quoteReturningIdentifiers;
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(
+                known, stringVarchar, binaryFloat4, binaryDate, standardConformingStrings, quoteReturningIdentifiers);
+    }
+
+    @Override
+    public String toString() {
+        return "SessionFacts[known=" + known + ", stringVarchar=" + stringVarchar + ", binaryFloat4=" + binaryFloat4
+                + ", binaryDate=" + binaryDate + ", standardConformingStrings=" + standardConformingStrings
+                + ", quoteReturningIdentifiers=" + quoteReturningIdentifiers + "]";
+    }
+
+    /**
+     * The text pgjdbc sends for {@code setTimestamp(i, value, calendar)} ({@code calendar} {@code null}: the JVM's default
+     * time zone, as pgjdbc's default calendar): the connection's own {@code TimestampUtils} writes it.
+     */
+    public String timestampText(java.sql.Timestamp value, java.util.Calendar calendar) {
+        org.postgresql.jdbc.TimestampUtils writer = writer();
+        return writer.toString(calendar != null ? calendar : writer.getSharedCalendar(null), value);
+    }
+
+    /** As {@link #timestampText} for {@code setDate} sent as text (pgjdbc's default, without binary dates). */
+    public String dateText(java.sql.Date value, java.util.Calendar calendar) {
+        org.postgresql.jdbc.TimestampUtils writer = writer();
+        return writer.toString(calendar != null ? calendar : writer.getSharedCalendar(null), value);
+    }
 
     /** Facts for a connection that is not pgjdbc: nothing is assumed. */
     public static final SessionFacts UNKNOWN = new SessionFacts(false, true, false, false, true, true);
@@ -66,7 +136,8 @@ public record SessionFacts(
                     pg.binaryTransferSend(org.postgresql.core.Oid.FLOAT4),
                     pg.binaryTransferSend(org.postgresql.core.Oid.DATE),
                     pg.getStandardConformingStrings(),
-                    pg.getQueryExecutor().getQuoteReturningIdentifiers());
+                    pg.getQueryExecutor().getQuoteReturningIdentifiers(),
+                    pg.getTimestampUtils());
         } catch (SQLException | RuntimeException e) {
             return UNKNOWN;
         }

@@ -173,7 +173,7 @@ class BatchStatementCountTest {
     @Test
     void valuesTravelAsArraysWherePgjdbcsTextIsReproducedAndAsValuesOtherwise(TestDatabase db) throws Exception {
         db.execute(
-                "CREATE TABLE forms (id int PRIMARY KEY, at timestamp, n numeric)",
+                "CREATE TABLE forms (id int PRIMARY KEY, at time, n numeric)",
                 "INSERT INTO forms SELECT g, NULL, g FROM generate_series(1, 10) g");
         try (Connection c = db.flushless("batch")) {
             PreparedStatement byArrays = c.prepareStatement("UPDATE forms SET n = ? WHERE id = ?");
@@ -182,7 +182,7 @@ class BatchStatementCountTest {
                 byArrays.setBigDecimal(1, new java.math.BigDecimal("1.50"));
                 byArrays.setInt(2, id);
                 byArrays.addBatch();
-                byValues.setTimestamp(1, java.sql.Timestamp.valueOf("2024-01-01 00:00:00"));
+                byValues.setTime(1, java.sql.Time.valueOf("10:00:00")); // setTime's text is not reproduced
                 byValues.setInt(2, id);
                 byValues.addBatch();
             }
