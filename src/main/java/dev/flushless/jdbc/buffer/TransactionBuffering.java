@@ -8,15 +8,11 @@ import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
 import dev.flushless.jdbc.batch.Bind;
-import dev.flushless.jdbc.rewrite.Rewriter;
 import dev.flushless.jdbc.session.Session;
 import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import java.sql.BatchUpdateException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,7 +30,7 @@ import java.util.List;
  * <p>pgjdbc is kept in autocommit until the transaction sends its first statement, so that a transaction that
  * is still entirely buffered at {@code commit()} runs as one implicit transaction: one round trip, all or
  * nothing. Otherwise the buffer and the COMMIT share one round trip. {@code rollback()} discards the buffer
- * (after sending it when a buffered table draws ids from a sequence, see {@link #drawSequenceValues}).
+ * (after sending it when a buffered table draws ids from a sequence, see {@code TransactionEnd#drawSequenceValues}).
  *
  * <p>Correctness rules: every flushed statement checks inside itself that each INSERT inserted exactly the
  * acknowledged rows (a mismatch fails the transaction); a failed flush is undone and the buffered writes are
@@ -43,15 +39,21 @@ import java.util.List;
  */
 public final class TransactionBuffering {
 
-    private final Session session;
+    final Session session;
     private final boolean enabled;
-    private final TransactionBuffer buffer = new TransactionBuffer();
-    /** Rows the open transaction holds locked, by key ({@link LockedRows}); their keyed UPDATEs can be buffered. */
-    private final LockedRows locked = new LockedRows();
+    final TransactionBuffer buffer = new TransactionBuffer();
+    /** pgjdbc's side of the transaction. */
+    final ServerTransaction server;
+    /** Rows the open transaction holds locked, and the keyed UPDATEs of them that can be buffered. */
+    final LockedUpdates locks;
+    /** What shares a round trip with the buffered writes. */
+    private final RidingAlong riding;
+    /** {@code commit()} and {@code rollback()}. */
+    private final TransactionEnd end;
     /** What {@code getAutoCommit()} tells the application; pgjdbc's own setting lags until something is sent. */
     private boolean autoCommit = true;
     /** Set when a flush found a count other than the acknowledged one: the transaction can only roll back. */
-    private SQLException failed;
+    SQLException failed;
     /**
      * Set once the pgjdbc connection was handed out ({@code unwrap}): code holding it (CopyManager, large
      * objects) checks pgjdbc's own autocommit and writes behind the buffer's back, so from then on nothing is
@@ -62,6 +64,10 @@ public final class TransactionBuffering {
     public TransactionBuffering(Session session, boolean enabled) {
         this.session = session;
         this.enabled = enabled;
+        this.server = new ServerTransaction(session);
+        this.locks = new LockedUpdates(this);
+        this.riding = new RidingAlong(this);
+        this.end = new TransactionEnd(this);
         if (enabled) {
             try {
                 autoCommit = session.delegate().getAutoCommit();
@@ -96,20 +102,8 @@ public final class TransactionBuffering {
      * Not when pgjdbc's {@code autosave} is on either: pgjdbc then rolls a failed statement back by itself and the
      * transaction goes on, which a write failing at a later call would break.
      */
-    private boolean buffering() {
-        return active() && savepoints.isEmpty() && !savepointText && !autosave();
-    }
-
-    private boolean autosave() {
-        try {
-            return session.delegate().isWrapperFor(org.postgresql.PGConnection.class)
-                    && session.delegate()
-                                    .unwrap(org.postgresql.PGConnection.class)
-                                    .getAutosave()
-                            != org.postgresql.jdbc.AutoSave.NEVER;
-        } catch (SQLException | RuntimeException e) {
-            return false; // not pgjdbc: it has no autosave
-        }
+    boolean buffering() {
+        return active() && savepoints.isEmpty() && !savepointText && !server.autosave();
     }
 
     /** The application set {@code savepoint} (after the buffer was sent): pgjdbc sent its SAVEPOINT. */
@@ -126,7 +120,7 @@ public final class TransactionBuffering {
      */
     public void rolledBackTo(java.sql.Savepoint savepoint) {
         session.stats().transactionControl();
-        locked.forget(); // the locks taken after the savepoint are gone
+        locks.forget(); // the locks taken after the savepoint are gone
         int index = savepoints.indexOf(savepoint);
         if (index >= 0) {
             savepoints.subList(index + 1, savepoints.size()).clear();
@@ -146,10 +140,10 @@ public final class TransactionBuffering {
     }
 
     /** The transaction ended: no savepoint of it is open any more. */
-    private void transactionEnded() {
+    void transactionEnded() {
         savepoints.clear();
         savepointText = false;
-        locked.forget();
+        locks.forget();
     }
 
     /** SQL text the application sends through a Statement: a {@code SAVEPOINT} among it opens an untracked scope. */
@@ -168,7 +162,7 @@ public final class TransactionBuffering {
         bypassed = true;
     }
 
-    private Connection delegate() {
+    Connection delegate() {
         return session.delegate();
     }
 
@@ -200,83 +194,26 @@ public final class TransactionBuffering {
         if (!buffering() || failed != null || BufferRules.whyNotBufferable(statement, rows, plainStatement) != null) {
             return null;
         }
-        return transactionFailed(delegate()) ? null : writableTable(statement);
+        return ServerTransaction.transactionFailed(delegate()) ? null : writableTable(statement);
     }
 
     /**
-     * The table of a keyed UPDATE whose {@code rows} may all be buffered ({@link BufferRules#whyNotBufferableUpdate}:
-     * each updates one row the transaction holds locked, so its count, 1, is known), else {@code null}.
+     * The table of a keyed UPDATE whose {@code rows} may all be buffered (each updates one row the transaction holds
+     * locked, see {@code LockedUpdates}), else {@code null}.
      */
     public TableInfo bufferableUpdate(StatementDescription statement, List<Bind[]> rows) throws SQLException {
-        if (!buffering()
-                || failed != null
-                || locked.isEmpty()
-                || statement.kind() != StatementDescription.Kind.UPDATE
-                || !statement.isCoalescable()
-                || transactionFailed(delegate())) {
-            return null;
-        }
-        Connection delegate = delegate();
-        if (delegate.isClosed() || delegate.isReadOnly()) {
-            return null;
-        }
-        TableInfo table;
-        try {
-            table = session.catalog().lookup(delegate, statement.targetTable());
-        } catch (SQLException e) {
-            return null;
-        }
-        for (Bind[] row : rows) {
-            if (BufferRules.whyNotBufferableUpdate(statement, row, table, locked) != null) {
-                return null;
-            }
-        }
-        return table;
+        return locks.bufferableUpdate(statement, rows);
     }
 
     /**
-     * After a query ran as sent: a locking read of one table by key ({@link StatementDescription#lockingRead}) that
-     * returned its row adds the row to the rows the transaction holds locked. Only while writes may be buffered (no
-     * savepoint open: a rollback to it would release the lock).
+     * After a query ran as sent: a locking read by key that returned its row adds the row to the rows the transaction
+     * holds locked ({@code LockedUpdates#queried}).
      *
      * @param row the query's parameters as the application set them
      * @param rows its result, positioned before its first row
      */
     public void queried(StatementDescription query, Bind[] row, java.sql.ResultSet rows) throws SQLException {
-        StatementDescription.LockingRead read = query.lockingRead();
-        if (read == null || row == null || rows == null || !buffering() || failed != null) {
-            return;
-        }
-        java.util.Map<String, Object> values = BufferRules.keyValues(read.keys(), row);
-        if (values.size() != read.keys().size() || !rows.isBeforeFirst()) {
-            return; // a key value unset or NULL (it matches nothing), or no row returned
-        }
-        TableInfo table;
-        try {
-            table = session.catalog().lookup(delegate(), read.table());
-        } catch (SQLException e) {
-            return;
-        }
-        if (table.kindProblem() == null && table.family().length == 1) {
-            locked.locked(table.oid(), values, read.strength());
-        }
-    }
-
-    /**
-     * Before a statement runs as sent in the transaction: unless it is a read that changes nothing (a plain read, or
-     * a locking read), it might delete a locked row or change its key, so the locks known are forgotten.
-     */
-    private void forgetLocksUnlessRead(String sql) {
-        if (locked.isEmpty()) {
-            return;
-        }
-        if (dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql) == StatementDescription.Kind.SELECT) {
-            StatementDescription query = session.analyzer().describe(sql);
-            if (query.tablesRead() != null || query.lockingRead() != null) {
-                return;
-            }
-        }
-        locked.forget();
+        locks.queried(query, row, rows);
     }
 
     /**
@@ -333,15 +270,7 @@ public final class TransactionBuffering {
             StatementDescription statement, TableInfo table, List<Bind[]> rows, boolean plainStatement, boolean batch)
             throws SQLException {
         BufferedWrite write = new BufferedWrite(statement, table, rows, plainStatement, batch);
-        if (statement.kind() == StatementDescription.Kind.UPDATE) {
-            List<String> set = new ArrayList<>();
-            for (StatementDescription.Assignment assignment : statement.assignments()) {
-                set.add(assignment.column());
-            }
-            for (Bind[] row : rows) {
-                locked.updated(table.oid(), BufferRules.keyValues(statement.keys(), row), set);
-            }
-        }
+        locks.buffered(statement, table, rows);
         long maxRows = session.config().maxBufferedRows();
         long maxBytes = session.config().maxBufferedBytes();
         String when = "when the buffer reached flushless.maxBufferedRows or flushless.maxBufferedBytes";
@@ -364,54 +293,6 @@ public final class TransactionBuffering {
         return buffer.bytes();
     }
 
-    private void commitInPgjdbc() throws SQLException {
-        endInPgjdbc(true);
-    }
-
-    private void rollbackInPgjdbc() throws SQLException {
-        endInPgjdbc(false);
-    }
-
-    /**
-     * pgjdbc's commit() or rollback(); its round trip is counted in the report when pgjdbc sends a COMMIT or ROLLBACK
-     * (it does only with a server transaction open).
-     */
-    private void endInPgjdbc(boolean commit) throws SQLException {
-        boolean sends = serverTransactionOpen();
-        try {
-            if (commit) {
-                delegate().commit();
-            } else {
-                delegate().rollback();
-            }
-        } finally {
-            if (sends) {
-                session.stats().transactionControl();
-            }
-        }
-    }
-
-    /** True when pgjdbc has a server transaction open, so that ending it sends a COMMIT or ROLLBACK. */
-    private boolean serverTransactionOpen() {
-        org.postgresql.core.TransactionState state = transactionState(delegate());
-        return state != null && state != org.postgresql.core.TransactionState.IDLE;
-    }
-
-    /** True when pgjdbc knows the server transaction is aborted (every statement fails until rollback). */
-    private static boolean transactionFailed(Connection delegate) {
-        org.postgresql.core.TransactionState state = transactionState(delegate);
-        return state == null || state == org.postgresql.core.TransactionState.FAILED; // not pgjdbc: do not buffer
-    }
-
-    /** pgjdbc's transaction state, or {@code null} when the delegate is not pgjdbc. */
-    private static org.postgresql.core.TransactionState transactionState(Connection delegate) {
-        try {
-            return delegate.unwrap(org.postgresql.core.BaseConnection.class).getTransactionState();
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
-    }
-
     // ---- flush points ----
 
     /**
@@ -423,56 +304,22 @@ public final class TransactionBuffering {
             return;
         }
         checkNotFailed();
-        forgetLocksUnlessRead(sql);
+        locks.forgetLocksUnlessRead(sql);
         if (!buffer.isEmpty() && mustFlushBefore(sql)) {
             flush("before the statement " + abbreviate(sql));
         }
         noteText(sql);
-        beginServerTransaction();
+        server.beginServerTransaction();
     }
 
     /**
-     * Runs the application's {@code query} ({@code parameters} bound as it set them) with the buffered writes sent
-     * ahead of it in its own round trip, when the query must send them first ({@link #mustFlushBefore}): a read of a
-     * table they wrote, a locking read, a read the analysis cannot bound. The writes still run before the query, in the
-     * application's order, so it sees them and takes its locks after theirs, as under bare pgjdbc; only the round trip
-     * of their own is saved. Returns {@code null} when nothing needs to go first (or the query cannot carry them); the
-     * caller then runs it as sent. See {@link BatchExecutor#runThenQuery} for errors.
+     * Runs the application's {@code query} with the buffered writes sent ahead of it in its own round trip when it
+     * must send them first; {@code null} when nothing needs to go first ({@code RidingAlong#query}).
      */
     public BatchExecutor.QueryOutcome query(
             String sql, StatementDescription query, Bind[] parameters, BatchExecutor.QuerySettings settings)
             throws SQLException {
-        if (!active()) {
-            return null;
-        }
-        checkNotFailed();
-        forgetLocksUnlessRead(sql);
-        if (buffer.isEmpty() || !mustFlushBefore(sql)) {
-            return null;
-        }
-        List<BufferedWrite> writes = buffer.take();
-        beginServerTransaction();
-        List<Step> steps = plan(writes);
-        String text = sql.substring(0, query.textEnd());
-        long start = System.nanoTime();
-        try {
-            BatchExecutor.QueryOutcome outcome = Attempt.run(
-                    session,
-                    () -> BatchExecutor.runThenQuery(delegate(), steps, text, parameters, settings),
-                    undone -> {
-                        afterUndone(undone, writes, "before the statement " + abbreviate(sql));
-                        return null; // the writes ran as sent; the query runs as sent after this returns
-                    });
-            if (outcome != null) {
-                counted(writes, steps.size(), steps.size() + 2, 0, System.nanoTime() - start);
-                session.stats().executed(false);
-            }
-            return outcome;
-        } catch (BatchExecutor.QueryFailed failed) {
-            counted(writes, steps.size(), steps.size() + 2, 0, System.nanoTime() - start);
-            session.stats().executed(false);
-            throw failed.error();
-        }
+        return riding.query(sql, query, parameters, settings);
     }
 
     /**
@@ -482,7 +329,7 @@ public final class TransactionBuffering {
      * {@code INSERT ... ; SELECT currval('t_id_seq')} must see the INSERT's id, and a {@code nextval} must not
      * take the id the INSERT would have drawn before it.
      */
-    private boolean mustFlushBefore(String sql) {
+    boolean mustFlushBefore(String sql) {
         StatementDescription.Kind lead = dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql);
         return BufferRules.beforeStatement(
                         lead,
@@ -505,10 +352,10 @@ public final class TransactionBuffering {
             return;
         }
         checkNotFailed();
-        locked.forget(); // a Statement batch, unwrap or close: what runs next is not followed
+        locks.forget(); // a Statement batch, unwrap or close: what runs next is not followed
         flush("before " + call);
         if (begin) {
-            beginServerTransaction();
+            server.beginServerTransaction();
         }
     }
 
@@ -521,21 +368,7 @@ public final class TransactionBuffering {
     public void beforeLargeObject() throws SQLException {
         if (active()) {
             checkNotFailed();
-            beginServerTransaction();
-        }
-    }
-
-    /** Opens the server transaction: pgjdbc sends BEGIN with its next statement (no round trip of its own). */
-    private void beginServerTransaction() throws SQLException {
-        if (delegate().getAutoCommit()) {
-            delegate().setAutoCommit(false);
-        }
-    }
-
-    /** Puts pgjdbc back into autocommit after the transaction ended, so the next one can fuse its commit. */
-    private void endServerTransaction() throws SQLException {
-        if (!delegate().getAutoCommit()) {
-            delegate().setAutoCommit(true);
+            server.beginServerTransaction();
         }
     }
 
@@ -545,7 +378,7 @@ public final class TransactionBuffering {
             return;
         }
         List<BufferedWrite> writes = buffer.take();
-        beginServerTransaction();
+        server.beginServerTransaction();
         List<Step> steps = plan(writes);
         long start = System.nanoTime();
         Attempt.run(
@@ -567,12 +400,12 @@ public final class TransactionBuffering {
                 });
     }
 
-    private List<Step> plan(List<BufferedWrite> writes) {
+    List<Step> plan(List<BufferedWrite> writes) {
         return FlushPlanner.plan(
                 writes, SessionFacts.of(delegate()), session.config().maxRowsPerStatement());
     }
 
-    private void counted(List<BufferedWrite> writes, int statements, int sent, int trips, long nanos) {
+    void counted(List<BufferedWrite> writes, int statements, int sent, int trips, long nanos) {
         int rows = 0;
         for (BufferedWrite write : writes) {
             rows += write.rows().size();
@@ -582,14 +415,14 @@ public final class TransactionBuffering {
 
     /**
      * A flush failed and was undone. A count mismatch fails the transaction; any other error is pinned by
-     * re-running the buffered writes as the application sent them (see {@link #replayAsSent}).
+     * re-running the buffered writes as the application sent them (see {@link ReplayAsSent#replayAsSent}).
      */
-    private void afterUndone(BatchExecutor.Undone undone, List<BufferedWrite> writes, String when) throws SQLException {
-        if (isCountMismatch(undone.sqlCause())) {
-            failed = countMismatch(undone.sqlCause());
+    void afterUndone(BatchExecutor.Undone undone, List<BufferedWrite> writes, String when) throws SQLException {
+        if (ReplayAsSent.isCountMismatch(undone.sqlCause())) {
+            failed = ReplayAsSent.countMismatch(undone.sqlCause());
             throw failed;
         }
-        replayAsSent(writes, when);
+        ReplayAsSent.replayAsSent(session, writes, when);
     }
 
     // ---- batches that ride along with the buffer ----
@@ -609,22 +442,12 @@ public final class TransactionBuffering {
      * ({@code null} when empty) and opens the server transaction.
      */
     public Ride takeRide() throws SQLException {
-        if (!active()) {
-            return null;
-        }
-        checkNotFailed();
-        locked.forget(); // a coalesced write follows
-        beginServerTransaction();
-        if (buffer.isEmpty()) {
-            return null;
-        }
-        List<BufferedWrite> writes = buffer.take();
-        return new Ride(writes, plan(writes));
+        return riding.takeRide();
     }
 
     /** The ride was sent with its batch (whose outcome counts the statements and the round trip they shared). */
     public void rideSent(Ride ride) {
-        counted(ride.writes(), ride.steps().size(), 0, 0, 0);
+        riding.rideSent(ride);
     }
 
     /**
@@ -632,260 +455,41 @@ public final class TransactionBuffering {
      * error, pinned to its statement); the caller then re-runs its batch as sent.
      */
     public void rideUndone(Ride ride, BatchExecutor.Undone undone) throws SQLException {
-        afterUndone(undone, ride.writes(), "with the batch that followed them");
+        riding.rideUndone(ride, undone);
     }
 
     // ---- a single write that rides along with the buffer ----
 
     /**
      * Whether a write whose update count the application needs can run together with the buffered writes in one
-     * round trip: the buffer holds something, and the statement is one write whose parameters are all set, without
-     * RETURNING (and, with {@code flushless.exactSequences=true}, one that cannot draw from a sequence, since a failed
-     * round trip would draw twice). Not for a {@code ?} in a plain Statement's text ({@code row} null), an operator there.
+     * round trip ({@code RidingAlong#rideable}).
      *
      * @param row the statement's parameters ({@code null} for a plain Statement)
      */
     public boolean rideable(String sql, Bind[] row) {
-        if (!buffering()
-                || buffer.isEmpty()
-                || failed != null
-                || !dev.flushless.jdbc.analysis.SqlAnalyzer.leadingKind(sql).isWrite()) {
-            return false;
-        }
-        StatementDescription statement = session.analyzer().describe(sql);
-        return BufferRules.whyNotRideable(
-                        statement,
-                        row,
-                        session.config().exactSequences(),
-                        () -> BufferRules.mayDrawFromSequences(
-                                statement, name -> session.catalog().lookup(delegate(), name)))
-                == null;
+        return riding.rideable(sql, row);
     }
 
     /**
      * Runs a {@link #rideable} write together with the buffered writes in one round trip and returns its update count.
      *
      * @param row the statement's parameters ({@code null} for a plain Statement)
-     * @param batch the application ran it as a batch of one row ({@code executeBatch()}), see {@link #runAsSent}
+     * @param batch the application ran it as a batch of one row ({@code executeBatch()})
      */
     public long rideAlong(String sql, Bind[] row, int queryTimeoutSeconds, boolean batch) throws SQLException {
-        StatementDescription statement = session.analyzer().describe(sql);
-        int parameters = statement.parameterCount();
-        locked.forget(); // the write rides along as sent
-        List<BufferedWrite> writes = buffer.take();
-        beginServerTransaction();
-        List<Step> steps = FlushPlanner.withRider(plan(writes), sql, statement);
-        Bind[] bound = row == null ? new Bind[0] : row;
-        long start = System.nanoTime();
-        try {
-            return rideAlong(writes, steps, sql, bound, parameters, row == null, batch, queryTimeoutSeconds, start);
-        } catch (SQLException e) {
-            // under contention the error is raised as it is (nothing re-runs); a batch of one row gets pgjdbc's batch
-            // shape
-            throw batch && dev.flushless.jdbc.Errors.isContention(e.getSQLState())
-                    ? BatchExecutor.asBatchFailure(e, 1)
-                    : e;
-        }
-    }
-
-    private long rideAlong(
-            List<BufferedWrite> writes,
-            List<Step> steps,
-            String sql,
-            Bind[] bound,
-            int parameters,
-            boolean plainStatement,
-            boolean batch,
-            int queryTimeoutSeconds,
-            long start)
-            throws SQLException {
-        return Attempt.run(
-                session,
-                () -> {
-                    BatchExecutor.Outcome outcome = BatchExecutor.run(
-                            delegate(),
-                            FlushPlanner.asPlan(steps),
-                            List.<Bind[]>of(bound),
-                            parameters,
-                            queryTimeoutSeconds);
-                    counted(writes, steps.size() - 1, outcome.statementsSent() - 1, 0, System.nanoTime() - start);
-                    session.stats().executed(true);
-                    return outcome.counts()[0];
-                },
-                undone -> {
-                    afterUndone(undone, writes, "with the statement " + abbreviate(sql));
-                    // The buffered writes ran as sent; now the statement itself, so that its error is the server's own.
-                    return runAsSent(sql, bound, parameters, plainStatement, batch, queryTimeoutSeconds);
-                });
-    }
-
-    /**
-     * Runs a write that rode along after its round trip failed and the buffered writes were re-run: exactly as the
-     * application called it, so that its error is pgjdbc's own. A batch of one row runs as a batch: for
-     * {@code executeBatch()} pgjdbc reports a failing row as a {@code BatchUpdateException} (with the row's update
-     * counts, and the server's error as its next exception), never as the plain {@code PSQLException} a single
-     * execution of the same statement throws, and applications catch the one they were promised.
-     */
-    private long runAsSent(
-            String sql, Bind[] row, int parameters, boolean plainStatement, boolean batch, int queryTimeoutSeconds)
-            throws SQLException {
-        session.stats().executed(true);
-        if (plainStatement) {
-            try (Statement statement = delegate().createStatement()) {
-                statement.setQueryTimeout(queryTimeoutSeconds);
-                return statement.executeLargeUpdate(sql);
-            }
-        }
-        try (PreparedStatement statement = delegate().prepareStatement(sql)) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
-            for (int p = 0; p < parameters; p++) {
-                row[p].applyTo(statement, p + 1);
-            }
-            if (batch) {
-                statement.addBatch();
-                return statement.executeLargeBatch()[0];
-            }
-            return statement.executeLargeUpdate();
-        }
+        return riding.rideAlong(sql, row, queryTimeoutSeconds, batch);
     }
 
     // ---- end of the transaction ----
 
+    /** {@code commit()}: the buffered writes and the COMMIT ({@code TransactionEnd#commit}). */
     public void commit() throws SQLException {
-        if (!active()) {
-            commitInPgjdbc(); // pgjdbc's own "autocommit is on" error
-            return;
-        }
-        transactionEnded();
-        if (failed != null) {
-            SQLException cause = failed;
-            rollback();
-            throw Errors.keepingState(
-                    "Flushless: commit() failed because the transaction had already failed: " + cause.getMessage()
-                            + " It was rolled back.",
-                    cause);
-        }
-        if (buffer.isEmpty()) {
-            if (!delegate().getAutoCommit()) {
-                try {
-                    commitInPgjdbc();
-                } finally {
-                    endServerTransaction();
-                }
-            }
-            return;
-        }
-        List<BufferedWrite> writes = buffer.take();
-        List<Step> steps = plan(writes);
-        BatchPlan plan = FlushPlanner.asPlan(steps);
-        long start = System.nanoTime();
-        boolean fused = delegate().getAutoCommit();
-        BatchExecutor.Outcome outcome;
-        try {
-            // Nothing of the transaction reached the server yet: its writes form one implicit transaction
-            // (one Sync), committed together or not at all. Otherwise the writes and the COMMIT share a round trip.
-            outcome = Attempt.run(
-                    session,
-                    () -> fused
-                            ? BatchExecutor.run(delegate(), plan, List.of(), 0, 0)
-                            : BatchExecutor.runThenCommit(delegate(), plan, 0),
-                    undone -> {
-                        // pin the error: the writes run as sent in the (then opened) transaction, committed below
-                        beginServerTransaction();
-                        afterUndone(undone, writes, "at commit()");
-                        return null;
-                    });
-        } catch (SQLException e) {
-            failed = null;
-            rollbackQuietly(e); // the COMMIT, the connection or a buffered write failed: the transaction is over
-            throw e;
-        }
-        if (outcome == null) {
-            commitAfterRecovery();
-            return;
-        }
-        counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
-        if (!fused) {
-            try {
-                commitInPgjdbc(); // nothing to send: the COMMIT already ran
-            } finally {
-                endServerTransaction();
-            }
-        }
+        end.commit();
     }
 
-    /** The writes sent at commit failed, were undone and then ran as sent without an error: commit them. */
-    private void commitAfterRecovery() throws SQLException {
-        try {
-            commitInPgjdbc();
-        } catch (SQLException e) {
-            rollbackQuietly(e);
-            throw e;
-        } finally {
-            endServerTransactionQuietly();
-        }
-    }
-
+    /** {@code rollback()}: the buffer is discarded ({@code TransactionEnd#rollback}). */
     public void rollback() throws SQLException {
-        if (!active()) {
-            rollbackInPgjdbc(); // pgjdbc's own "autocommit is on" error
-            return;
-        }
-        transactionEnded();
-        if (BufferRules.sendBeforeRollback(buffer, failed != null)) {
-            drawSequenceValues();
-        }
-        buffer.discard();
-        failed = null;
-        if (!delegate().getAutoCommit()) {
-            try {
-                rollbackInPgjdbc();
-            } finally {
-                endServerTransaction();
-            }
-        }
-    }
-
-    /**
-     * Before {@code rollback()}: sends the buffered writes when one of their tables draws ids from a sequence, so
-     * that the values bare pgjdbc's INSERTs drew are drawn here too. PostgreSQL never gives sequence values back
-     * (a rollback keeps them drawn), so discarding the writes unsent would hand later INSERTs other ids than bare
-     * pgjdbc does. Costs one round trip, only on this path. Their effect goes with the rollback; an error they raise
-     * belongs to a write the application is rolling back, so it is dropped (the rollback still runs).
-     */
-    private void drawSequenceValues() {
-        List<BufferedWrite> writes = buffer.take();
-        List<Step> steps = plan(writes);
-        long start = System.nanoTime();
-        try {
-            beginServerTransaction();
-            Attempt.runBeforeRollback(
-                    session,
-                    () -> {
-                        BatchExecutor.Outcome outcome =
-                                BatchExecutor.run(delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
-                        counted(
-                                writes,
-                                steps.size(),
-                                outcome.statementsSent(),
-                                outcome.roundTrips(),
-                                System.nanoTime() - start);
-                        return null;
-                    },
-                    undone -> {
-                        // a write the application would have seen fail (deviation 1); the attempt's draws are deviation
-                        // 4's
-                        int rows = 0;
-                        for (BufferedWrite write : writes) {
-                            rows += write.rows().size();
-                        }
-                        session.stats()
-                                .fallback(dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.get(), rows);
-                        return null;
-                    });
-        } catch (SQLException e) {
-            // rolled back next; a broken connection reports itself there
-        }
+        end.rollback();
     }
 
     /** {@code abort()}: the connection goes away; nothing buffered is sent. */
@@ -896,7 +500,7 @@ public final class TransactionBuffering {
 
     public void setAutoCommit(boolean value) throws SQLException {
         if (!enabled || bypassed) {
-            setAutoCommitInPgjdbc(value);
+            server.setAutoCommitInPgjdbc(value);
             return;
         }
         if (delegate().isClosed()) {
@@ -911,21 +515,6 @@ public final class TransactionBuffering {
         autoCommit = value;
     }
 
-    /**
-     * pgjdbc's {@code setAutoCommit}: switching autocommit on inside a transaction makes pgjdbc send COMMIT, a round
-     * trip the report counts as transaction control.
-     */
-    private void setAutoCommitInPgjdbc(boolean value) throws SQLException {
-        boolean sends = value && serverTransactionOpen();
-        try {
-            delegate().setAutoCommit(value);
-        } finally {
-            if (sends) {
-                session.stats().transactionControl();
-            }
-        }
-    }
-
     public boolean getAutoCommit() throws SQLException {
         if (!enabled || bypassed) {
             return delegate().getAutoCommit();
@@ -936,113 +525,11 @@ public final class TransactionBuffering {
         return autoCommit;
     }
 
-    private void rollbackQuietly(SQLException cause) {
-        buffer.discard();
-        try {
-            if (!delegate().getAutoCommit()) {
-                rollbackInPgjdbc();
-            }
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
-        endServerTransactionQuietly();
-    }
-
-    private void endServerTransactionQuietly() {
-        try {
-            endServerTransaction();
-        } catch (SQLException ignored) {
-            // the connection is broken; its next use reports that
-        }
-    }
-
-    private void checkNotFailed() throws SQLException {
+    void checkNotFailed() throws SQLException {
         if (failed != null) {
             throw Errors.inFailedTransaction(
                     "Flushless: the transaction failed earlier (" + failed.getMessage() + "); roll it back.", failed);
         }
-    }
-
-    // ---- errors ----
-
-    /**
-     * Runs the buffered writes one application call at a time, as the application sent them, in the server
-     * transaction: the first one that fails raises the server's error (SQLState kept, the server's exception as
-     * the cause) naming the application statement and batch row, and leaves the transaction aborted as that
-     * statement would have left it under bare pgjdbc.
-     */
-    private void replayAsSent(List<BufferedWrite> writes, String when) throws SQLException {
-        int rows = 0;
-        for (BufferedWrite write : writes) {
-            rows += write.rows().size();
-        }
-        session.stats().fallback(dev.flushless.jdbc.FallbackReason.BUFFER_FAILED.get(), rows);
-        for (BufferedWrite write : writes) {
-            try {
-                if (write.plainStatement()) {
-                    try (Statement statement = delegate().createStatement()) {
-                        statement.executeUpdate(write.sql());
-                    }
-                    continue;
-                }
-                try (PreparedStatement statement = delegate().prepareStatement(write.sql())) {
-                    int parameters = write.statement().parameterCount();
-                    for (Bind[] row : write.rows()) {
-                        for (int p = 0; p < parameters; p++) {
-                            row[p].applyTo(statement, p + 1);
-                        }
-                        if (write.batch()) {
-                            statement.addBatch();
-                        }
-                    }
-                    if (write.batch()) {
-                        statement.executeBatch();
-                    } else {
-                        statement.executeUpdate();
-                    }
-                }
-            } catch (BatchUpdateException e) {
-                throw pinned(write, failedBatchRow(e), e, when);
-            } catch (SQLException e) {
-                throw pinned(write, -1, e, when);
-            }
-        }
-    }
-
-    private static final java.util.regex.Pattern BATCH_ENTRY = java.util.regex.Pattern.compile("Batch entry (\\d+) ");
-
-    /**
-     * The 0-based batch row pgjdbc's error names ("Batch entry N ... was aborted"), or -1. Its update counts
-     * cannot say: inside a transaction pgjdbc marks every row EXECUTE_FAILED.
-     */
-    private static int failedBatchRow(BatchUpdateException e) {
-        java.util.regex.Matcher m = BATCH_ENTRY.matcher(String.valueOf(e.getMessage()));
-        return m.find() ? Integer.parseInt(m.group(1)) : -1;
-    }
-
-    /** The error of {@code write}, in pgjdbc's class, with where it came from ({@link BufferedWriteFailure}). */
-    private static SQLException pinned(BufferedWrite write, int row, SQLException failure, String when) {
-        String where = write.batch() && row >= 0
-                ? " (batch row " + (row + 1) + " of " + write.rows().size() + ")"
-                : "";
-        return BufferedWriteFailure.of(
-                "Flushless (flushless.mode=transaction): the buffered write " + abbreviate(write.sql()) + where
-                        + " failed when the transaction's writes were sent " + when + ": ",
-                " The transaction is aborted, as it would have been at that statement; roll it back.",
-                failure);
-    }
-
-    private static boolean isCountMismatch(SQLException e) {
-        return e.getMessage() != null && e.getMessage().contains(Rewriter.COUNT_CHECK_MARKER);
-    }
-
-    private static SQLException countMismatch(SQLException cause) {
-        return Errors.internal(
-                "Flushless: a buffered INSERT inserted a different number of rows than the count"
-                        + " acknowledged to the application (a trigger or rule was probably added to its table by another"
-                        + " session); the transaction cannot commit. Roll it back and retry; Flushless reads the table's"
-                        + " definition again.",
-                cause);
     }
 
     public static String abbreviate(String sql) {

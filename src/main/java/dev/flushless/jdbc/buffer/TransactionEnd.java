@@ -1,0 +1,180 @@
+package dev.flushless.jdbc.buffer;
+
+import dev.flushless.jdbc.Errors;
+import dev.flushless.jdbc.batch.Attempt;
+import dev.flushless.jdbc.batch.BatchExecutor;
+import dev.flushless.jdbc.batch.BatchPlan;
+import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.session.Session;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The end of a {@code mode=transaction} connection's transaction ({@link TransactionBuffering}): {@code commit()}
+ * sends the buffered writes with the COMMIT in one round trip (or, when nothing of the transaction reached the
+ * server yet, as one implicit transaction), and {@code rollback()} discards them, after sending them when a buffered
+ * table draws ids from a sequence ({@link #drawSequenceValues}).
+ */
+final class TransactionEnd {
+
+    private final TransactionBuffering tx;
+    private final Session session;
+    private final TransactionBuffer buffer;
+    private final ServerTransaction server;
+
+    TransactionEnd(TransactionBuffering tx) {
+        this.tx = tx;
+        this.session = tx.session;
+        this.buffer = tx.buffer;
+        this.server = tx.server;
+    }
+
+    void commit() throws SQLException {
+        if (!tx.active()) {
+            server.commitInPgjdbc(); // pgjdbc's own "autocommit is on" error
+            return;
+        }
+        tx.transactionEnded();
+        if (tx.failed != null) {
+            SQLException cause = tx.failed;
+            rollback();
+            throw Errors.keepingState(
+                    "Flushless: commit() failed because the transaction had already failed: " + cause.getMessage()
+                            + " It was rolled back.",
+                    cause);
+        }
+        if (buffer.isEmpty()) {
+            if (!tx.delegate().getAutoCommit()) {
+                try {
+                    server.commitInPgjdbc();
+                } finally {
+                    server.endServerTransaction();
+                }
+            }
+            return;
+        }
+        List<BufferedWrite> writes = buffer.take();
+        List<Step> steps = tx.plan(writes);
+        BatchPlan plan = FlushPlanner.asPlan(steps);
+        long start = System.nanoTime();
+        boolean fused = tx.delegate().getAutoCommit();
+        BatchExecutor.Outcome outcome;
+        try {
+            // Nothing of the transaction reached the server yet: its writes form one implicit transaction
+            // (one Sync), committed together or not at all. Otherwise the writes and the COMMIT share a round trip.
+            outcome = Attempt.run(
+                    session,
+                    () -> fused
+                            ? BatchExecutor.run(tx.delegate(), plan, List.of(), 0, 0)
+                            : BatchExecutor.runThenCommit(tx.delegate(), plan, 0),
+                    undone -> {
+                        // pin the error: the writes run as sent in the (then opened) transaction, committed below
+                        server.beginServerTransaction();
+                        tx.afterUndone(undone, writes, "at commit()");
+                        return null;
+                    });
+        } catch (SQLException e) {
+            tx.failed = null;
+            rollbackQuietly(e); // the COMMIT, the connection or a buffered write failed: the transaction is over
+            throw e;
+        }
+        if (outcome == null) {
+            commitAfterRecovery();
+            return;
+        }
+        tx.counted(writes, steps.size(), outcome.statementsSent(), outcome.roundTrips(), System.nanoTime() - start);
+        if (!fused) {
+            try {
+                server.commitInPgjdbc(); // nothing to send: the COMMIT already ran
+            } finally {
+                server.endServerTransaction();
+            }
+        }
+    }
+
+    /** The writes sent at commit failed, were undone and then ran as sent without an error: commit them. */
+    private void commitAfterRecovery() throws SQLException {
+        try {
+            server.commitInPgjdbc();
+        } catch (SQLException e) {
+            rollbackQuietly(e);
+            throw e;
+        } finally {
+            server.endServerTransactionQuietly();
+        }
+    }
+
+    void rollback() throws SQLException {
+        if (!tx.active()) {
+            server.rollbackInPgjdbc(); // pgjdbc's own "autocommit is on" error
+            return;
+        }
+        tx.transactionEnded();
+        if (BufferRules.sendBeforeRollback(buffer, tx.failed != null)) {
+            drawSequenceValues();
+        }
+        buffer.discard();
+        tx.failed = null;
+        if (!tx.delegate().getAutoCommit()) {
+            try {
+                server.rollbackInPgjdbc();
+            } finally {
+                server.endServerTransaction();
+            }
+        }
+    }
+
+    /**
+     * Before {@code rollback()}: sends the buffered writes when one of their tables draws ids from a sequence, so
+     * that the values bare pgjdbc's INSERTs drew are drawn here too. PostgreSQL never gives sequence values back
+     * (a rollback keeps them drawn), so discarding the writes unsent would hand later INSERTs other ids than bare
+     * pgjdbc does. Costs one round trip, only on this path. Their effect goes with the rollback; an error they raise
+     * belongs to a write the application is rolling back, so it is dropped (the rollback still runs).
+     */
+    private void drawSequenceValues() {
+        List<BufferedWrite> writes = buffer.take();
+        List<Step> steps = tx.plan(writes);
+        long start = System.nanoTime();
+        try {
+            server.beginServerTransaction();
+            Attempt.runBeforeRollback(
+                    session,
+                    () -> {
+                        BatchExecutor.Outcome outcome =
+                                BatchExecutor.run(tx.delegate(), FlushPlanner.asPlan(steps), List.of(), 0, 0);
+                        tx.counted(
+                                writes,
+                                steps.size(),
+                                outcome.statementsSent(),
+                                outcome.roundTrips(),
+                                System.nanoTime() - start);
+                        return null;
+                    },
+                    undone -> {
+                        // a write the application would have seen fail (deviation 1); the attempt's draws are deviation
+                        // 4's
+                        int rows = 0;
+                        for (BufferedWrite write : writes) {
+                            rows += write.rows().size();
+                        }
+                        session.stats()
+                                .fallback(dev.flushless.jdbc.FallbackReason.DRAW_BEFORE_ROLLBACK_FAILED.get(), rows);
+                        return null;
+                    });
+        } catch (SQLException e) {
+            // rolled back next; a broken connection reports itself there
+        }
+    }
+
+    private void rollbackQuietly(SQLException cause) {
+        buffer.discard();
+        try {
+            if (!tx.delegate().getAutoCommit()) {
+                server.rollbackInPgjdbc();
+            }
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+        server.endServerTransactionQuietly();
+    }
+}

@@ -1,0 +1,256 @@
+package dev.flushless.jdbc.wrapper;
+
+import dev.flushless.jdbc.analysis.StatementDescription;
+import dev.flushless.jdbc.batch.BatchRecorder;
+import dev.flushless.jdbc.batch.Bind;
+import dev.flushless.jdbc.engine.Engine;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * What a {@link WrappedPreparedStatement} recorded of its setters and batch rows, and which of its batch rows
+ * pgjdbc's own batch holds too: while a batch is small enough to run as sent ({@link Engine#asSentRowsAhead}), each
+ * row is also handed to pgjdbc's batch as it is added (mirrored), so that running it as sent needs no replay; once it
+ * grows past that, pgjdbc's copies are cleared and the batch is planned from the recorded rows. When a setter's value
+ * cannot be kept, recording stops for the current batch and its rows go to pgjdbc's batch.
+ */
+final class ParameterRecording {
+
+    /** Why a setter's value cannot be kept for a replay: recording stops for the current batch. */
+    private static final dev.flushless.jdbc.Fallback STREAM_OR_LOB =
+            dev.flushless.jdbc.FallbackReason.STREAM_OR_LOB.get();
+
+    private static final dev.flushless.jdbc.Fallback UNKEPT_OBJECT =
+            dev.flushless.jdbc.FallbackReason.UNKEPT_OBJECT.get();
+
+    /** The application's pgjdbc statement. */
+    private final PreparedStatement prepared;
+
+    private final Engine engine;
+    private final StatementDescription.Kind leadingKind;
+    /** Recorded setters and batch rows; {@code null} while the statement runs as sent. */
+    private BatchRecorder recorder;
+    /** Why recording stopped for the current batch, or {@code null}. */
+    private dev.flushless.jdbc.Fallback stoppedReason;
+    /** Rows that went straight to pgjdbc's batch after recording stopped. */
+    private int passedThroughRows;
+    /**
+     * The most recorded rows of the current batch that also go to pgjdbc's batch as they are added (the engine's
+     * estimate, asked at the batch's first row).
+     */
+    private int mirrorLimit;
+    /**
+     * Recorded rows of the current batch that are in pgjdbc's batch too: either every recorded row (all were handed
+     * on as they were added) or none (the batch grew past {@link #mirrorLimit} and pgjdbc's batch was cleared).
+     */
+    private int mirrored;
+    /** The recorded rows of the batch running now while pgjdbc's batch holds exactly them, else {@code null}. */
+    private List<Bind[]> inPgjdbc;
+
+    ParameterRecording(PreparedStatement prepared, Engine engine, StatementDescription.Kind leadingKind) {
+        this.prepared = prepared;
+        this.engine = engine;
+        this.leadingKind = leadingKind;
+        this.recorder = engine.recordsParameters(leadingKind) ? new BatchRecorder() : null;
+    }
+
+    /** Whether the statement records its parameters now. */
+    boolean on() {
+        return recorder != null;
+    }
+
+    /** The current parameter values while recording, else {@code null}. */
+    Bind[] current() {
+        return recorder == null ? null : recorder.current();
+    }
+
+    /** Why recording stopped for the current batch, or {@code null}. */
+    dev.flushless.jdbc.Fallback stoppedReason() {
+        return stoppedReason;
+    }
+
+    /** Rows that went straight to pgjdbc's batch after recording stopped. */
+    int passedThroughRows() {
+        return passedThroughRows;
+    }
+
+    /** Whether the statement records and the current batch has recorded rows. */
+    boolean hasRows() {
+        return recorder != null && recorder.hasRows();
+    }
+
+    /** {@code addBatch()}: records the row, and hands it to pgjdbc's batch while the batch is mirrored. */
+    void addBatch() throws SQLException {
+        if (recorder != null && !prepared.isClosed()) {
+            int before = recorder.rowCount();
+            if (before == 0) {
+                mirrorLimit = engine.asSentRowsAhead(leadingKind);
+            }
+            if (mirrored == before && before < mirrorLimit) {
+                prepared.addBatch(); // pgjdbc's own copy of the current parameters, as bare pgjdbc makes it
+                mirrored++;
+            } else if (mirrored > 0) {
+                // the batch may be coalesced now: it is planned from the recorded rows, pgjdbc's copies go
+                prepared.clearBatch();
+                mirrored = 0;
+            }
+            recorder.addRow();
+        } else {
+            prepared.addBatch();
+            passedThroughRows++;
+        }
+    }
+
+    /** The recorded rows of the batch about to run, noting whether pgjdbc's batch holds exactly them. */
+    List<Bind[]> takeRows() {
+        List<Bind[]> rows = recorder.takeRows();
+        inPgjdbc = mirrored == rows.size() ? rows : null;
+        return rows;
+    }
+
+    /**
+     * Makes pgjdbc's own batch hold {@code rows}, for running it. When pgjdbc's batch already holds exactly these rows
+     * (handed on as the application added them) it stays as it is: what bare pgjdbc runs, with the application's
+     * parameters left set. Otherwise the rows are handed to it exactly as the application's calls would have (each
+     * row from cleared parameters, so an unset position stays unset; then the current values restored).
+     */
+    void handToPgjdbc(List<Bind[]> rows) throws SQLException {
+        if (rows == inPgjdbc && mirrored == rows.size()) {
+            inPgjdbc = null;
+            mirrored = 0;
+            return;
+        }
+        if (mirrored > 0) {
+            prepared.clearBatch(); // e.g. rows other than the batch's own: nothing of the batch may run twice
+            mirrored = 0;
+        }
+        inPgjdbc = null;
+        for (Bind[] row : rows) {
+            applyAll(row);
+            prepared.addBatch();
+        }
+        if (recorder != null) {
+            applyAll(recorder.current());
+        }
+    }
+
+    /**
+     * pgjdbc's rendering ({@code toString()}) of {@code delegate}, the application's statement. After
+     * {@code addBatch()} pgjdbc renders every row of its batch, joined by {@code ";\n"}; the rows this statement
+     * recorded are not in pgjdbc's batch, so each is rendered by pgjdbc from its values (set on pgjdbc's statement as a
+     * replay sets them, the current values restored afterwards).
+     */
+    String render(Statement delegate) {
+        if (recorder == null || !recorder.hasRows() || passedThroughRows > 0 || mirrored > 0) {
+            return delegate.toString(); // pgjdbc's batch holds the rows (passed through or handed on as added)
+        }
+        BatchRecorder rendered = recorder;
+        try {
+            if (prepared.isClosed()) {
+                return delegate.toString();
+            }
+        } catch (SQLException e) {
+            return delegate.toString();
+        }
+        StringJoiner rows = new StringJoiner(";\n");
+        try {
+            for (Bind[] row : rendered.rows()) {
+                applyAll(row);
+                rows.add(delegate.toString());
+            }
+            return rows.toString();
+        } catch (SQLException | RuntimeException e) {
+            return delegate.toString();
+        } finally {
+            try {
+                applyAll(rendered.current());
+            } catch (SQLException | RuntimeException ignored) {
+                // rendering must not fail; the values are restored as far as pgjdbc takes them back
+            }
+        }
+    }
+
+    /** After a setter reached pgjdbc: keeps its value for the batch, while recording. */
+    void record(int index, Bind bind) {
+        if (recorder != null) {
+            recorder.set(index, bind);
+        }
+    }
+
+    /** A setObject value's bind, computed only while recording; recording stops when the value cannot be kept. */
+    Bind keepable(Bind bind) throws SQLException {
+        if (recorder != null && bind == null) {
+            stopRecording(UNKEPT_OBJECT);
+        }
+        return bind;
+    }
+
+    private void applyAll(Bind[] row) throws SQLException {
+        prepared.clearParameters();
+        for (int i = 0; i < row.length; i++) {
+            if (row[i] != null) {
+                row[i].applyTo(prepared, i + 1);
+            }
+        }
+    }
+
+    /** Before a setter whose value is not kept (a stream, a large object, ...): recording stops ({@link #STREAM_OR_LOB}). */
+    void unkeptValue() throws SQLException {
+        stopRecording(STREAM_OR_LOB);
+    }
+
+    /** Stops recording for the current batch: rows recorded so far go to pgjdbc's batch now. */
+    private void stopRecording(dev.flushless.jdbc.Fallback reason) throws SQLException {
+        if (recorder == null) {
+            return;
+        }
+        BatchRecorder stopped = recorder;
+        recorder = null;
+        stoppedReason = reason;
+        passedThroughRows = stopped.rows().size();
+        if (mirrored == passedThroughRows) {
+            mirrored = 0; // pgjdbc's batch and parameters already hold what the application set
+            return;
+        }
+        mirrored = 0; // none: pgjdbc's batch was cleared when the batch grew past the limit
+        for (Bind[] row : stopped.rows()) {
+            applyAll(row);
+            prepared.addBatch();
+        }
+        applyAll(stopped.current());
+    }
+
+    /**
+     * After a batch ran or was cleared. A statement whose recording stopped stays unrecorded until
+     * {@code clearParameters()}: the values set since the stop were not recorded.
+     */
+    void resetBatch() throws SQLException {
+        if (recorder != null) {
+            recorder.clearRows();
+        }
+        if (mirrored > 0) {
+            // the rows ran another way (coalesced, buffered, ridden along) or failed: pgjdbc's copies go with them
+            // (a closed statement's batch is gone with it, and its error is the one the application must see)
+            mirrored = 0;
+            if (!prepared.isClosed()) {
+                prepared.clearBatch();
+            }
+        }
+        inPgjdbc = null;
+        passedThroughRows = 0;
+    }
+
+    /** {@code clearParameters()}, after pgjdbc's: a statement whose recording stopped records again. */
+    void parametersCleared() throws SQLException {
+        if (recorder != null) {
+            recorder.clearParameters();
+        } else if (stoppedReason != null && !prepared.isClosed()) {
+            // every parameter is unset again, so recording can resume with nothing unknown
+            recorder = new BatchRecorder();
+            stoppedReason = null;
+        }
+    }
+}
