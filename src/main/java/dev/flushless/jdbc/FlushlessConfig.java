@@ -33,6 +33,16 @@ public final class FlushlessConfig {
         ANTIJOIN
     }
 
+    /** When a plain INSERT batch is sent as {@code COPY ... FROM STDIN}; see {@link FlushlessProperty#COPY}. */
+    public enum Copy {
+        /** Where the rows it saves the server outweigh COPY's extra round trips, as measured on the connection's server. */
+        AUTO,
+        /** Never: INSERT batches keep the INSERT forms. */
+        OFF,
+        /** Wherever COPY stores what the INSERTs would (tests, and loads that know they are large). */
+        ALWAYS
+    }
+
     /** Whether the flush model assumes YugabyteDB write pipelining; see {@link FlushlessProperty#WRITE_PIPELINING}. */
     public enum WritePipelining {
         /** The connected release's default. */
@@ -113,6 +123,11 @@ public final class FlushlessConfig {
     /** See {@link FlushlessProperty#ON_CONFLICT}. */
     public OnConflict onConflict() {
         return (OnConflict) values.get(FlushlessProperty.ON_CONFLICT);
+    }
+
+    /** See {@link FlushlessProperty#COPY}. */
+    public Copy copy() {
+        return (Copy) values.get(FlushlessProperty.COPY);
     }
 
     /** See {@link FlushlessProperty#WRITE_PIPELINING}. */

@@ -321,6 +321,16 @@ public class FlushlessDataSource implements DataSource {
         return get(FlushlessProperty.ON_CONFLICT);
     }
 
+    /** {@link FlushlessProperty#COPY}: {@code auto}, {@code off} or {@code always}; {@code null} resets it. */
+    public void setCopy(String copy) {
+        set(FlushlessProperty.COPY, copy);
+    }
+
+    /** {@link FlushlessProperty#COPY}, as set or its default. */
+    public String getCopy() {
+        return get(FlushlessProperty.COPY);
+    }
+
     /** {@link FlushlessProperty#FOLLOWER_READS}: milliseconds of staleness, 0 for off. */
     public void setFollowerReads(int stalenessMs) {
         set(FlushlessProperty.FOLLOWER_READS, Integer.toString(stalenessMs));

@@ -180,6 +180,21 @@ public enum FlushlessProperty {
                     + " (antijoin on YugabyteDB releases that do not batch ON CONFLICT themselves, else native)"),
 
     /**
+     * When a coalesced plain INSERT batch (or a transaction's buffered INSERTs into one table) is sent as
+     * {@code COPY ... FROM STDIN}: the server writes COPY's rows in batches (heap pages and WAL per batch of rows, no
+     * statement to parse and plan), which saves it about a third of a multi-row INSERT's time, but COPY costs two to
+     * three more round trips. {@code auto} uses it where the rows' saving outweighs those round trips at the round-trip
+     * time measured on the server (docs/semantics.md, "COPY"), {@code off} never, {@code always} wherever COPY stores
+     * what the INSERTs would. Never on YugabyteDB, where an autocommit COPY is split into several transactions.
+     */
+    COPY(
+            "flushless.copy",
+            FlushlessConfig.Copy.AUTO,
+            "When INSERT batches are sent as COPY FROM STDIN: auto (where the rows' saving outweighs COPY's extra round"
+                    + " trips at the measured round-trip time), off, always (wherever COPY stores what the INSERTs"
+                    + " would)"),
+
+    /**
      * YugabyteDB follower reads: read-only connections and read-only transactions read from the nearest replica,
      * at most this many milliseconds stale. 0 (the default) turns it off; ignored, with a warning, on PostgreSQL.
      */

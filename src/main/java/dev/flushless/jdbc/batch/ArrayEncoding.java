@@ -104,19 +104,14 @@ final class ArrayEncoding {
         }
     }
 
-    /** {@code value} as the element class of the cast's array (the cast was chosen from the values' type). */
-    static Object narrow(String cast, Long value) {
+    /** {@code value} as an element of {@code array} (made by {@link #newIntegerArray} for the cast). */
+    static Object narrow(Object[] array, Long value) {
         if (value == null) {
             return null;
         }
-        switch (cast) {
-            case "integer":
-                return value.intValue();
-            case "smallint":
-                return value.shortValue();
-            default:
-                return value;
-        }
+        return array instanceof Integer[]
+                ? (Object) value.intValue()
+                : array instanceof Short[] ? (Object) value.shortValue() : value;
     }
 
     private static Object objectText(Object value) {

@@ -74,8 +74,10 @@ public final class Attempt {
      * definition, and reading the facts again costs a catalog query per table.
      */
     public static boolean staleFacts(SQLException error) {
+        String message = String.valueOf(error.getMessage());
         return dev.flushless.jdbc.Errors.mayComeFromStaleCatalog(error.getSQLState())
-                || String.valueOf(error.getMessage()).contains(dev.flushless.jdbc.rewrite.Rewriter.COUNT_CHECK_MARKER);
+                || message.contains(dev.flushless.jdbc.rewrite.Rewriter.COUNT_CHECK_MARKER)
+                || message.contains(CopyExecutor.STALE_MARKER);
     }
 
     private static void dropStaleFacts(Session session, BatchExecutor.Undone undone) {

@@ -11,16 +11,33 @@ import java.util.List;
  * maps back to the batch's rows. Either {@link #statements()} is non-empty, or {@link #fallbackReason()}
  * says why the batch runs as the application sent it.
  */
-public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fallback, Fallback note) {
+public record BatchPlan(String rewriteKind, List<Step> statements, Fallback fallback, Fallback note, CopyForm copy) {
 
     /** A plan without a note. */
     public BatchPlan(String rewriteKind, List<Step> statements, Fallback fallback) {
-        this(rewriteKind, statements, fallback, null);
+        this(rewriteKind, statements, fallback, null, null);
+    }
+
+    /** The plan that sends the batch as {@code copy} ({@link CopyExecutor}); its one step names the COPY and its rows. */
+    static BatchPlan copy(CopyForm copy) {
+        int[] rows = new int[copy.rows()];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = i;
+        }
+        return new BatchPlan(COPY_KIND, List.of(new Step(copy.sql(), rows, Decoding.ONE_PER_ROW)), null, null, copy);
+    }
+
+    /** The rewrite kind of a batch sent as COPY. */
+    public static final String COPY_KIND = "insert-copy";
+
+    /** True when the batch is sent as COPY ({@link #copy()}). */
+    public boolean isCopy() {
+        return copy != null;
     }
 
     /** This plan with {@code note}: why it is not the form asked for (counted with the batch's rows). */
     public BatchPlan withNote(Fallback note) {
-        return new BatchPlan(rewriteKind, statements, fallback, note);
+        return new BatchPlan(rewriteKind, statements, fallback, note, copy);
     }
 
     /** The text of {@link #fallback()} (may quote the SQL; explain and the DEBUG log), or {@code null}. */

@@ -7,7 +7,6 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -35,6 +34,7 @@ public final class BatchPlanner {
         private final boolean antiJoin;
         private final ConflictFacts conflictFacts;
         private final int unnestMinRows;
+        private final CopyChoice copy;
 
         private Settings(
                 int maxRowsPerStatement,
@@ -43,7 +43,8 @@ public final class BatchPlanner {
                 SessionFacts session,
                 boolean antiJoin,
                 ConflictFacts conflictFacts,
-                int unnestMinRows) {
+                int unnestMinRows,
+                CopyChoice copy) {
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
@@ -51,6 +52,7 @@ public final class BatchPlanner {
             this.antiJoin = antiJoin;
             this.conflictFacts = conflictFacts;
             this.unnestMinRows = unnestMinRows;
+            this.copy = copy;
         }
 
         /** The settings of a connection configured by {@code config} whose pgjdbc session is {@code session}; native ON CONFLICT. */
@@ -62,12 +64,35 @@ public final class BatchPlanner {
                     session,
                     false,
                     null,
-                    KeyedPlanner.UNNEST_MIN_ROWS);
+                    KeyedPlanner.UNNEST_MIN_ROWS,
+                    CopyChoice.NEVER);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
-            return new Settings(rows, trustTriggers, exactSequences, session, antiJoin, conflictFacts, unnestMinRows);
+            return new Settings(
+                    rows, trustTriggers, exactSequences, session, antiJoin, conflictFacts, unnestMinRows, copy);
+        }
+
+        /**
+         * These settings with plain INSERT batches sent as COPY where {@code copy} says it pays and COPY stores what the
+         * INSERTs would ({@link CopyForm}); {@link CopyChoice#NEVER} keeps the INSERT forms.
+         */
+        public Settings withCopy(CopyChoice copy) {
+            return new Settings(
+                    maxRowsPerStatement,
+                    trustTriggers,
+                    exactSequences,
+                    session,
+                    antiJoin,
+                    conflictFacts,
+                    unnestMinRows,
+                    copy);
+        }
+
+        /** When plain INSERT batches are sent as COPY. */
+        public CopyChoice copy() {
+            return copy;
         }
 
         /**
@@ -77,7 +102,14 @@ public final class BatchPlanner {
          */
         public Settings withAntiJoin(ConflictFacts conflictFacts) {
             return new Settings(
-                    maxRowsPerStatement, trustTriggers, exactSequences, session, true, conflictFacts, unnestMinRows);
+                    maxRowsPerStatement,
+                    trustTriggers,
+                    exactSequences,
+                    session,
+                    true,
+                    conflictFacts,
+                    unnestMinRows,
+                    copy);
         }
 
         /**
@@ -86,7 +118,7 @@ public final class BatchPlanner {
          */
         public Settings withUnnestMinRows(int rows) {
             return new Settings(
-                    maxRowsPerStatement, trustTriggers, exactSequences, session, antiJoin, conflictFacts, rows);
+                    maxRowsPerStatement, trustTriggers, exactSequences, session, antiJoin, conflictFacts, rows, copy);
         }
 
         /** Fewest rows of a keyed UPDATE or DELETE batch joined to unnested arrays rather than a VALUES list. */
@@ -164,9 +196,13 @@ public final class BatchPlanner {
         }
         int parameters = statement.parameterCount();
         for (Bind[] row : rows) {
-            if (row.length < parameters
-                    || Arrays.asList(row).subList(0, parameters).contains(null)) {
+            if (row.length < parameters) {
                 return FallbackReason.MISSING_PARAMETER.get();
+            }
+            for (int p = 0; p < parameters; p++) {
+                if (row[p] == null) {
+                    return FallbackReason.MISSING_PARAMETER.get();
+                }
             }
         }
         Fallback barrier = statement.kind() == StatementDescription.Kind.INSERT

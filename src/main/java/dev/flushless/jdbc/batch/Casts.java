@@ -89,9 +89,18 @@ final class Casts {
 
     /** The types pgjdbc sends parameter {@code p} with, over all rows, in order of first appearance. */
     private static Set<SentType> sentTypes(int p, List<Bind[]> rows, SessionFacts session) {
+        SentType first = rows.get(0)[p].sentType(session);
+        int r = 1;
+        while (r < rows.size() && rows.get(r)[p].sentType(session).equals(first)) {
+            r++; // the usual batch: one type in every row, no set to fill
+        }
+        if (r == rows.size()) {
+            return Set.of(first);
+        }
         Set<SentType> sent = new LinkedHashSet<>();
-        for (Bind[] row : rows) {
-            sent.add(row[p].sentType(session));
+        sent.add(first);
+        for (; r < rows.size(); r++) {
+            sent.add(rows.get(r)[p].sentType(session));
         }
         return sent;
     }
@@ -149,7 +158,7 @@ final class Casts {
                 if (value == ArrayEncoding.UNSUPPORTED) {
                     return null;
                 }
-                arrays[p][i] = nativeArrays[p] ? ArrayEncoding.narrow(casts[p], (Long) value) : value;
+                arrays[p][i] = nativeArrays[p] ? ArrayEncoding.narrow(arrays[p], (Long) value) : value;
             }
         }
         return arrays;

@@ -12,7 +12,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Plain {@code INSERT ... VALUES (tuple)} batches (no ON CONFLICT): the unnest form when every parameter's type is
+ * Plain {@code INSERT ... VALUES (tuple)} batches (no ON CONFLICT): COPY where the settings' {@link CopyChoice} says it
+ * pays and COPY stores what the INSERTs would ({@link CopyForm}), else the unnest form when every parameter's type is
  * known (one SQL text for any row count, the rows as one array per parameter, chunks of
  * {@code maxRowsPerStatement} rows), else the tuple repeated within the row and bind-parameter limits. Each
  * statement checks its own row count, unless the application asked for generated keys. Pure: no I/O.
@@ -28,6 +29,12 @@ final class InsertPlanner {
             TableInfo table,
             String returningSuffix,
             BatchPlanner.Settings settings) {
+        if (returningSuffix == null && settings.copy().pays(rows.size(), insert.parameterCount())) {
+            CopyForm copy = CopyForm.of(insert, rows, table, settings.session(), new String[1]);
+            if (copy != null) {
+                return BatchPlan.copy(copy);
+            }
+        }
         Decoding decoding = returningSuffix != null
                 ? Decoding.RETURNED_ROWS
                 : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;

@@ -45,8 +45,36 @@ public final class SentType {
         this.oid = oid;
     }
 
+    /** The types the setters declare, made once: a batch asks for one per value. */
+    private static final SentType[] COMMON = new SentType[4096];
+
+    static {
+        for (int oid : new int[] {
+            BOOL,
+            BYTEA,
+            INT8,
+            INT2,
+            INT4,
+            TEXT,
+            FLOAT4,
+            FLOAT8,
+            BPCHAR,
+            VARCHAR,
+            DATE,
+            TIME,
+            TIMESTAMP,
+            TIMESTAMPTZ,
+            TIMETZ,
+            NUMERIC,
+            UUID_OID
+        }) {
+            COMMON[oid] = new SentType(oid);
+        }
+    }
+
     static SentType typed(int oid) {
-        return new SentType(oid);
+        SentType common = oid > 0 && oid < COMMON.length ? COMMON[oid] : null;
+        return common != null ? common : new SentType(oid);
     }
 
     public int oid() {

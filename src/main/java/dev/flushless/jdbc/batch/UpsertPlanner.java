@@ -113,7 +113,8 @@ final class UpsertPlanner {
                 for (int i = 0; i < chunk.length; i++) {
                     chunkKeys[i] = all.keys()[chunk[i]];
                 }
-                Object[][] arrays = casts == null ? null : Casts.encodeArrays(rows, chunk, casts, nativeArrays, settings.session());
+                Object[][] arrays =
+                        casts == null ? null : Casts.encodeArrays(rows, chunk, casts, nativeArrays, settings.session());
                 String sql = arrays != null
                         ? Rewriter.insertUnnest(insert, casts, nativeArrays, returning.suffix())
                         : Rewriter.insertValues(insert, chunk.length, returning.suffix());

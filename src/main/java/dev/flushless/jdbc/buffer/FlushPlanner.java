@@ -30,6 +30,30 @@ public final class FlushPlanner {
 
     private FlushPlanner() {}
 
+    /**
+     * The COPY plan of a commit's buffered {@code writes} ({@code CopyExecutor}), or {@code null}: only when they are all
+     * rows of one PreparedStatement INSERT into one table and the batch planner, asked with {@code settings} (whose
+     * {@code CopyChoice} the caller made: the driver with the measured round-trip time, {@code explain} without), sends
+     * them as COPY. Pure; the driver's commit and {@code explain} both ask it.
+     */
+    public static BatchPlan copyAtCommit(List<BufferedWrite> writes, BatchPlanner.Settings settings) {
+        BufferedWrite first = writes.get(0);
+        List<Bind[]> rows = new ArrayList<>();
+        for (BufferedWrite write : writes) {
+            if (write.plainStatement()
+                    || !write.sql().equals(first.sql())
+                    || write.table().oid() != first.table().oid()) {
+                return null;
+            }
+            rows.addAll(write.rows());
+        }
+        if (!settings.copy().pays(rows.size(), first.statement().parameterCount())) {
+            return null;
+        }
+        BatchPlan plan = BatchPlanner.plan(first.statement(), rows, first.table(), null, settings);
+        return plan.isCopy() ? plan : null;
+    }
+
     /** The statements that write {@code writes}; each binds all its parameters itself (no batch rows). */
     public static List<Step> plan(List<BufferedWrite> writes, SessionFacts session, int maxRowsPerStatement) {
         List<Step> steps = new ArrayList<>();

@@ -5,6 +5,10 @@ import dev.flushless.jdbc.batch.Attempt;
 import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.batch.BatchPlanner;
+import dev.flushless.jdbc.batch.CopyChoice;
+import dev.flushless.jdbc.batch.CopyExecutor;
+import dev.flushless.jdbc.batch.RoundTripTime;
 import dev.flushless.jdbc.session.Session;
 import java.sql.SQLException;
 import java.util.List;
@@ -54,10 +58,15 @@ final class TransactionEnd {
             return;
         }
         List<BufferedWrite> writes = buffer.take();
+        boolean fused = tx.delegate().getAutoCommit();
+        BatchPlan copy = copyPlan(writes, fused);
+        if (copy != null) {
+            commitByCopy(writes, copy, fused);
+            return;
+        }
         List<Step> steps = tx.plan(writes);
         BatchPlan plan = FlushPlanner.asPlan(steps);
         long start = System.nanoTime();
-        boolean fused = tx.delegate().getAutoCommit();
         BatchExecutor.Outcome outcome;
         try {
             // Nothing of the transaction reached the server yet: its writes form one implicit transaction
@@ -89,6 +98,65 @@ final class TransactionEnd {
             } finally {
                 server.endServerTransaction();
             }
+        }
+    }
+
+    /** The COPY plan of a commit's buffered writes ({@link FlushPlanner#copyAtCommit}), or {@code null}. */
+    private BatchPlan copyPlan(List<BufferedWrite> writes, boolean fused) throws SQLException {
+        boolean pgjdbc = tx.delegate().isWrapperFor(org.postgresql.core.BaseConnection.class);
+        CopyChoice choice = CopyChoice.of(
+                session.config().copy(),
+                session.server().yugabyte(),
+                0,
+                false,
+                pgjdbc,
+                RoundTripTime.of(tx.delegate()).micros(),
+                fused,
+                !fused);
+        return choice == CopyChoice.NEVER
+                ? null
+                : FlushPlanner.copyAtCommit(
+                        writes,
+                        BatchPlanner.Settings.of(session.config(), session.sessionFacts())
+                                .withCopy(choice));
+    }
+
+    /**
+     * Sends the commit's writes as COPY and commits: in autocommit (nothing of the transaction on the server yet) the
+     * COPY's own transaction is the commit; otherwise the COPY runs guarded and pgjdbc's COMMIT follows. Undone, the
+     * writes run as sent and are committed, as with the INSERT forms.
+     */
+    private void commitByCopy(List<BufferedWrite> writes, BatchPlan plan, boolean fused) throws SQLException {
+        long start = System.nanoTime();
+        BatchExecutor.Outcome outcome;
+        try {
+            outcome = Attempt.run(
+                    session,
+                    () -> CopyExecutor.run(tx.delegate(), plan.copy(), RoundTripTime.of(tx.delegate())),
+                    undone -> {
+                        server.beginServerTransaction();
+                        tx.afterUndone(undone, writes, "at commit()");
+                        return null;
+                    });
+        } catch (SQLException e) {
+            tx.failed = null;
+            rollbackQuietly(e);
+            throw e;
+        }
+        if (outcome == null) {
+            commitAfterRecovery();
+            return;
+        }
+        session.stats()
+                .rewrite(
+                        BatchPlan.COPY_KIND,
+                        plan.copy().rows(),
+                        1,
+                        outcome.statementsSent(),
+                        outcome.roundTrips() + (fused ? 0 : 1),
+                        System.nanoTime() - start);
+        if (!fused) {
+            commitAfterRecovery(); // the COMMIT is still to send
         }
     }
 

@@ -10,6 +10,9 @@ import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.BatchPlan;
 import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
+import dev.flushless.jdbc.batch.CopyChoice;
+import dev.flushless.jdbc.batch.CopyExecutor;
+import dev.flushless.jdbc.batch.RoundTripTime;
 import dev.flushless.jdbc.batch.StatementBatchPlanner;
 import dev.flushless.jdbc.buffer.TransactionBuffering;
 import dev.flushless.jdbc.engine.Engine.BatchResult;
@@ -51,6 +54,8 @@ final class Batches {
     private final int minBatchRows;
     /** pgjdbc's own {@code reWriteBatchedInserts} is on for this connection (see {@link #leftToPgjdbcRewrite}). */
     private final boolean pgjdbcRewritesInserts;
+    /** The round-trip time to this connection's server, shared with the driver's other connections to it. */
+    private final RoundTripTime roundTrips;
 
     Batches(Engine engine, int minBatchRows, boolean pgjdbcRewritesInserts) {
         this.engine = engine;
@@ -63,6 +68,21 @@ final class Batches {
         this.transactions = engine.transactions();
         this.minBatchRows = minBatchRows;
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts;
+        this.roundTrips = RoundTripTime.of(delegate);
+    }
+
+    /** When a plain INSERT batch of this connection goes as COPY now ({@link CopyChoice#of}). */
+    private CopyChoice copyChoice(int queryTimeoutSeconds) throws SQLException {
+        boolean pgjdbc = delegate.isWrapperFor(org.postgresql.core.BaseConnection.class);
+        return CopyChoice.of(
+                config.copy(),
+                server.yugabyte(),
+                queryTimeoutSeconds,
+                transactions.hasBuffered(),
+                pgjdbc,
+                roundTrips.micros(),
+                delegate.getAutoCommit(),
+                pgjdbc && CopyExecutor.guarded(delegate));
     }
 
     /**
@@ -306,7 +326,7 @@ final class Batches {
                 rows,
                 connectionCatalog(),
                 batch.keyColumns(),
-                BatchPlanner.Settings.of(config, session),
+                BatchPlanner.Settings.of(config, session).withCopy(copyChoice(batch.queryTimeoutSeconds())),
                 antiJoin);
     }
 
@@ -342,12 +362,14 @@ final class Batches {
                     long start = System.nanoTime();
                     BatchExecutor.Outcome outcome;
                     try {
-                        outcome = BatchExecutor.run(
-                                delegate,
-                                ride == null ? plan : ride.prepend(plan),
-                                rows,
-                                description.parameterCount(),
-                                timeout);
+                        outcome = plan.isCopy()
+                                ? CopyExecutor.run(delegate, plan.copy(), roundTrips)
+                                : BatchExecutor.run(
+                                        delegate,
+                                        ride == null ? plan : ride.prepend(plan),
+                                        rows,
+                                        description.parameterCount(),
+                                        timeout);
                     } catch (SQLException e) {
                         throw BatchExecutor.asBatchFailure(
                                 e, rows.size()); // a lost connection, as pgjdbc reports it for a batch

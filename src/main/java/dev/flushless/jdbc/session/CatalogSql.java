@@ -87,7 +87,14 @@ final class CatalogSql {
             + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.conrelid = ANY((SELECT f FROM fam)::oid[])),"
             + "  ARRAY(SELECT fk.conrelid::bigint || chr(30) || " + keyNames("conf") + " || chr(30) || "
             + keyNames("con")
-            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid = ANY((SELECT f FROM fam)::oid[]))"
+            + "        FROM pg_catalog.pg_constraint fk WHERE fk.contype = 'f' AND fk.confrelid = ANY((SELECT f FROM fam)::oid[])),"
+            // COPY stores a value given for an identity column GENERATED ALWAYS (an INSERT fails with 428C9) and
+            // rejects one for a generated column with another error than the INSERT's: such columns keep the INSERT
+            // forms (attgenerated is PostgreSQL 12+, read through to_jsonb)
+            + "  a.attidentity = 'a' OR coalesce(to_jsonb(a) ->> 'attgenerated', '') <> '',"
+            // a member of the family that is not a plain table or partitioned table (a foreign partition)
+            + "  EXISTS (SELECT 1 FROM pg_catalog.pg_class pc WHERE pc.oid = ANY((SELECT f FROM fam)::oid[])"
+            + "          AND pc.relkind NOT IN ('r', 'p'))"
             + " FROM target JOIN pg_catalog.pg_class c ON c.oid = target.oid"
             + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
             + " ORDER BY a.attnum";

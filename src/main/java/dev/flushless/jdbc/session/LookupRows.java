@@ -26,6 +26,8 @@ final class LookupRows {
     private long[] reach = new long[0];
     private List<ForeignKey> references = List.of();
     private List<ForeignKey> referencedBy = List.of();
+    private final java.util.Set<String> notCopyable = new java.util.HashSet<>();
+    private boolean familyNotPlain;
 
     private static List<ForeignKey> foreignKeys(java.sql.Array array) throws SQLException {
         if (array == null) {
@@ -88,6 +90,7 @@ final class LookupRows {
                 }
                 references = foreignKeys(rs.getArray(18));
                 referencedBy = foreignKeys(rs.getArray(19));
+                familyNotPlain = rs.getBoolean(21);
                 first = false;
             }
             String name = rs.getString(7);
@@ -97,6 +100,9 @@ final class LookupRows {
                 boolean limited =
                         (typeOid == org.postgresql.core.Oid.VARCHAR || typeOid == org.postgresql.core.Oid.BPCHAR)
                                 && typmod > 4;
+                if (rs.getBoolean(20)) {
+                    notCopyable.add(name);
+                }
                 columns.put(
                         name,
                         new ColumnInfo(name, typeOid, rs.getString(9), rs.getBoolean(10), limited ? typmod - 4 : -1));
@@ -123,6 +129,7 @@ final class LookupRows {
                 uniquenessNotModelled,
                 reach,
                 references,
-                referencedBy);
+                referencedBy,
+                familyNotPlain ? null : java.util.Set.copyOf(notCopyable));
     }
 }

@@ -54,7 +54,50 @@ public final class TableCatalog {
             String uniquenessNotModelled,
             long[] reach,
             List<ForeignKey> references,
-            List<ForeignKey> referencedBy) {
+            List<ForeignKey> referencedBy,
+            java.util.Set<String> notCopyable) {
+
+        /**
+         * A table whose columns' COPY facts are not known ({@link #copyable} is false for every column): tests and the
+         * explain tool's offline catalog.
+         */
+        public TableInfo(
+                long oid,
+                String kindProblem,
+                String userCode,
+                boolean cascades,
+                Map<String, ColumnInfo> columns,
+                long[] family,
+                boolean drawsFromSequences,
+                List<UniqueKey> uniqueKeys,
+                String uniquenessNotModelled,
+                long[] reach,
+                List<ForeignKey> references,
+                List<ForeignKey> referencedBy) {
+            this(
+                    oid,
+                    kindProblem,
+                    userCode,
+                    cascades,
+                    columns,
+                    family,
+                    drawsFromSequences,
+                    uniqueKeys,
+                    uniquenessNotModelled,
+                    reach,
+                    references,
+                    referencedBy,
+                    null);
+        }
+
+        /**
+         * True when {@code COPY ... FROM STDIN} into {@code column} stores what an INSERT of the same value stores: the
+         * column is neither an identity column GENERATED ALWAYS nor a generated column, and every member of the table's
+         * family is a plain or partitioned table (facts read from the catalog; unknown, false).
+         */
+        public boolean copyable(String column) {
+            return notCopyable != null && columns.containsKey(column) && !notCopyable.contains(column);
+        }
 
         /** A table without foreign keys either way (tests and the explain tool's offline catalog). */
         public TableInfo(

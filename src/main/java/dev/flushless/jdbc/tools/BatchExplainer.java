@@ -71,7 +71,11 @@ final class BatchExplainer {
         } else {
             out.println("  coalesced: " + plan.rewriteKind());
         }
-        int trips = plan.isFallback() ? 0 : BatchExecutor.roundTrips(plan.statements(), d.parameterCount(), true);
+        int trips = plan.isFallback()
+                ? 0
+                : plan.isCopy()
+                        ? dev.flushless.jdbc.batch.CopyExecutor.roundTrips(true, false)
+                        : BatchExecutor.roundTrips(plan.statements(), d.parameterCount(), true);
         out.println("  statements: " + rows + " issued -> " + sent + " sent"
                 + (plan.isFallback() || sent == 1
                         ? ""

@@ -67,8 +67,13 @@ record ExplainSettings(
         return server.antiJoin(config.onConflict(), connection);
     }
 
-    /** The batch planners' settings, as a connection with these flushless.* settings has them. */
+    /**
+     * The batch planners' settings, as a connection with these flushless.* settings has them, in autocommit (as the
+     * batch section counts round trips) and before any COPY measured the round-trip time.
+     */
     BatchPlanner.Settings planner() {
-        return BatchPlanner.Settings.of(config, session);
+        return BatchPlanner.Settings.of(config, session)
+                .withCopy(dev.flushless.jdbc.batch.CopyChoice.of(
+                        config.copy(), yugabyte, 0, false, session.known(), -1, true, false));
     }
 }

@@ -451,10 +451,14 @@ final class TransactionWalk {
     private void commitBuffer(Txn txn) {
         int writes = txn.bufferedNumbers.size();
         String numbers = numbers(txn.bufferedNumbers);
-        List<BatchPlan.Step> steps = FlushPlanner.plan(txn.buffer.take(), settings.session(), settings.maxRows());
+        List<dev.flushless.jdbc.buffer.BufferedWrite> buffered = txn.buffer.take();
         // fused: pgjdbc is still in autocommit, so the writes run unguarded, as one implicit transaction (or, when
         // they take several executions, one transaction that BatchExecutor opens and commits)
         boolean fused = !txn.sent;
+        if (commitByCopy(txn, buffered, fused, writes, numbers)) {
+            return;
+        }
+        List<BatchPlan.Step> steps = FlushPlanner.plan(buffered, settings.session(), settings.maxRows());
         int trips = BatchExecutor.roundTrips(steps, 0, fused);
         String inserts = plural(writes, "buffered INSERT") + " (" + numbers + ")";
         String statements = plural(steps.size(), "statement");
@@ -484,6 +488,43 @@ final class TransactionWalk {
         tally.flush("at commit", steps.size());
         tally.guardStatements += BatchExecutor.statementsSent(steps.size(), fused) - steps.size();
         tally.transactionTrips += trips;
+    }
+
+    /**
+     * {@code commit()} whose buffered writes go as COPY ({@link FlushPlanner#copyAtCommit}, asked as the driver asks
+     * it, before any COPY measured the round-trip time): the lock and check, COPY, and the COMMIT.
+     */
+    private boolean commitByCopy(
+            Txn txn,
+            List<dev.flushless.jdbc.buffer.BufferedWrite> buffered,
+            boolean fused,
+            int writes,
+            String numbers) {
+        dev.flushless.jdbc.batch.CopyChoice choice = dev.flushless.jdbc.batch.CopyChoice.of(
+                settings.config().copy(),
+                settings.yugabyte(),
+                0,
+                false,
+                settings.session().known(),
+                -1,
+                fused,
+                !fused);
+        BatchPlan copy = choice == dev.flushless.jdbc.batch.CopyChoice.NEVER
+                ? null
+                : FlushPlanner.copyAtCommit(buffered, settings.planner().withCopy(choice));
+        if (copy == null) {
+            return false;
+        }
+        int trips = dev.flushless.jdbc.batch.CopyExecutor.roundTrips(fused, !fused) + (fused ? 0 : 1);
+        out.say("commit(): sends the " + plural(writes, "buffered INSERT") + " (" + numbers + ") as one COPY of "
+                + plural(copy.copy().rows(), "row") + ": the lock and catalog check, COPY (two round trips) and the"
+                + " COMMIT, " + trips + " round trips");
+        out.flushSteps(copy.statements());
+        tally.flush("at commit", 1);
+        tally.guardStatements += dev.flushless.jdbc.batch.CopyExecutor.statementsSent(!fused) - 1;
+        tally.transactionTrips += trips;
+        tally.transactionEnds++;
+        return true;
     }
 
     /** A COMMIT or ROLLBACK with nothing buffered: its own round trip when the transaction sent anything. */

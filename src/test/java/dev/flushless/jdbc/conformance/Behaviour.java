@@ -56,6 +56,22 @@ public record Behaviour(String name, Action action, Expectation expectation) {
         return new Behaviour(name, action, new Expectation(kind, null));
     }
 
+    /** The rewrite kind of a batch sent as COPY ({@code BatchPlan.COPY_KIND}). */
+    static final String COPY = "insert-copy";
+
+    /**
+     * A behaviour whose batches coalesce in batch mode and, with {@code flushless.copy=always}, go as COPY (rows counted
+     * as {@link #COPY}).
+     */
+    public static Behaviour copied(String name, Action action) {
+        return new Behaviour(name, action, new Expectation(COPY, null));
+    }
+
+    /** A behaviour none of whose batches may go as COPY, even with {@code flushless.copy=always}. */
+    public static Behaviour notCopied(String name, Action action) {
+        return new Behaviour(name, action, new Expectation("!" + COPY, null));
+    }
+
     /** A behaviour whose batch-mode run must fall back with a reason containing {@code reason}. */
     public static Behaviour fallsBack(String reason, String name, Action action) {
         return new Behaviour(name, action, new Expectation(null, reason));

@@ -42,17 +42,24 @@ class ConformanceTest {
         all.addAll(PgjdbcExtensions.behaviours());
         all.addAll(Pooling.behaviours());
         all.addAll(BatchRewrites.behaviours());
+        all.addAll(CopyDifferences.behaviours());
         return all;
     }
 
-    private static final String[] VARIANTS = {"bare", "off", "batch", "transaction", "batch_exact"};
+    private static final String[] VARIANTS = {
+        "bare", "off", "batch", "transaction", "batch_exact", "batch_copy", "transaction_copy"
+    };
 
-    /** The URL settings of each Flushless variant ({@code batch_exact}: batch mode with exact sequence values). */
+    /**
+     * The URL settings of each Flushless variant ({@code batch_exact}: batch mode with exact sequence values;
+     * {@code *_copy}: plain INSERT batches as COPY wherever COPY stores what the INSERTs would, whatever their size).
+     */
     private static String settings(String variant) {
-        return (variant.equals("batch_exact")
-                        ? "flushless.mode=batch&flushless.exactSequences=true"
-                        : "flushless.mode=" + variant)
-                + "&" + TestDatabase.REWRITE_EVERYTHING;
+        String mode = variant.startsWith("transaction") ? "transaction" : variant.equals("off") ? "off" : "batch";
+        return "flushless.mode=" + mode
+                + (variant.equals("batch_exact") ? "&flushless.exactSequences=true" : "")
+                + "&" + TestDatabase.REWRITE_EVERYTHING
+                + (variant.endsWith("_copy") ? "&flushless.copy=always" : "");
     }
 
     /**
@@ -74,6 +81,8 @@ class ConformanceTest {
             "transaction: a savepoint recovers a transaction aborted by an error",
             "error surfaces later",
             "transaction: an error aborts the transaction until rollback (25P02)",
+            "error surfaces later",
+            "COPY: a unique violation in the middle undoes the COPY; the batch runs as sent",
             "error surfaces later",
             "batch insert: a trigger added by another program is noticed and the batch re-run",
             "acknowledged count cannot change: the transaction fails at commit");
@@ -118,7 +127,7 @@ class ConformanceTest {
             tests.add(DynamicTest.dynamicTest(behaviour.name(), () -> {
                 String bare = observe(0, schema, behaviour);
                 for (int v = 1; v < VARIANTS.length; v++) {
-                    if (VARIANTS[v].equals("transaction")
+                    if (VARIANTS[v].startsWith("transaction")
                             && TRANSACTION_MODE_DEVIATIONS.containsKey(behaviour.name())) {
                         if (TRANSACTION_MODE_DEVIATIONS.get(behaviour.name()).equals("error surfaces later")) {
                             sameErrorLater(behaviour.name(), bare, observe(v, schema, behaviour));
@@ -218,8 +227,8 @@ class ConformanceTest {
             };
             try (dev.flushless.jdbc.testing.FallbackLog log = new dev.flushless.jdbc.testing.FallbackLog()) {
                 behaviour.action().run(env, transcript);
-                if (VARIANTS[v].equals("batch")) {
-                    checkExpectation(behaviour, opened, log.texts());
+                if (VARIANTS[v].equals("batch") || VARIANTS[v].equals("batch_copy")) {
+                    checkExpectation(copyExpectation(behaviour.expectation(), VARIANTS[v]), opened, log.texts());
                 }
             }
         } catch (Exception e) {
@@ -239,13 +248,32 @@ class ConformanceTest {
         return transcript + "\n-- final rows --\n" + finalRows(db, schema);
     }
 
+    /**
+     * What a behaviour's expectation asks of {@code variant}: in {@code batch} (COPY off) a COPY expectation is one of an
+     * INSERT form, and "not COPY" nothing; in {@code batch_copy} only the COPY expectations count.
+     */
+    private static Behaviour.Expectation copyExpectation(Behaviour.Expectation expected, String variant) {
+        String kind = expected.rewriteKind();
+        boolean aboutCopy = kind != null && kind.endsWith(Behaviour.COPY);
+        if (variant.equals("batch")) {
+            return !aboutCopy
+                    ? expected
+                    : kind.startsWith("!")
+                            ? Behaviour.Expectation.NONE
+                            : new Behaviour.Expectation("insert-", expected.fallbackReason());
+        }
+        return aboutCopy ? new Behaviour.Expectation(kind, null) : Behaviour.Expectation.NONE;
+    }
+
     /** Fails when the batch-mode run did not rewrite (or fall back) as the behaviour expects. */
-    private static void checkExpectation(Behaviour behaviour, List<Connection> opened, List<String> fallbackTexts)
-            throws SQLException {
-        Behaviour.Expectation expected = behaviour.expectation();
-        if (expected.rewriteKind() == null && expected.fallbackReason() == null) {
+    private static void checkExpectation(
+            Behaviour.Expectation asked, List<Connection> opened, List<String> fallbackTexts) throws SQLException {
+        if (asked.rewriteKind() == null && asked.fallbackReason() == null) {
             return;
         }
+        boolean absent = asked.rewriteKind() != null && asked.rewriteKind().startsWith("!");
+        Behaviour.Expectation expected =
+                absent ? new Behaviour.Expectation(asked.rewriteKind().substring(1), null) : asked;
         long rewritten = 0;
         StringBuilder seen = new StringBuilder();
         boolean fellBack = false;
@@ -267,6 +295,12 @@ class ConformanceTest {
             // the report counts codes; the texts (with the reason) are in the DEBUG log
             seen.append("fallback texts: ").append(fallbackTexts).append('\n');
             fellBack = fallbackTexts.stream().anyMatch(r -> r.contains(expected.fallbackReason()));
+        }
+        if (absent) {
+            if (rewritten > 0) {
+                throw new AssertionError("expected no " + expected.rewriteKind() + "; stats: " + seen);
+            }
+            return;
         }
         if (expected.rewriteKind() != null && rewritten == 0) {
             throw new AssertionError("expected rewrite " + expected.rewriteKind() + " in batch mode; stats: " + seen);
