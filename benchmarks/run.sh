@@ -8,9 +8,9 @@
 #   benchmarks/run.sh --paired --long      the same with 3 forks, D=0, 0.25, 1, 5 ms and more pairs (about 2 hours)
 #   benchmarks/run.sh --bulk               bulk suite: Flushless (batch, transaction) against bare pgjdbc, reWriteBatchedInserts
 #                                          and COPY in one fork (narrow and wide rows, 50-10,000 rows per batch, loads of
-#                                          10,000 rows; D=0, 1 ms; about 15 minutes + build)
+#                                          10,000 rows; D=0, 1 ms; estimated 10-15 minutes + build)
 #   benchmarks/run.sh --bulk --long        the same at D=0, 0.25, 1, 5 ms with 2 forks, more rounds and loads of 100,000 rows
-#                                          (several hours)
+#                                          (estimated 2.5-3 hours)
 #   benchmarks/run.sh --url 'jdbc:postgresql://host:5432/db?user=u&password=p'   any server
 #   benchmarks/run.sh --testcontainers postgres|yugabytedb                       a container (needs Docker;
 #                                          YugabyteDB's image: FLUSHLESS_YUGABYTE_IMAGE, default the newest pinned)
