@@ -6,6 +6,11 @@
 #   benchmarks/run.sh --paired             low-latency paired suite: bare pgjdbc against each Flushless mode in one fork
 #                                          (W2-W6, W7 1-1,000 rows, W9, W8 1-64 threads; D=0, 0.25, 1 ms; about 18 minutes + build)
 #   benchmarks/run.sh --paired --long      the same with 3 forks, D=0, 0.25, 1, 5 ms and more pairs (about 2 hours)
+#   benchmarks/run.sh --bulk               bulk suite: Flushless (batch, transaction) against bare pgjdbc, reWriteBatchedInserts
+#                                          and COPY in one fork (narrow and wide rows, 50-10,000 rows per batch, loads of
+#                                          10,000 rows; D=0, 1 ms; estimated 10-15 minutes + build)
+#   benchmarks/run.sh --bulk --long        the same at D=0, 0.25, 1, 5 ms with 2 forks, more rounds and loads of 100,000 rows
+#                                          (estimated 2.5-3 hours)
 #   benchmarks/run.sh --url 'jdbc:postgresql://host:5432/db?user=u&password=p'   any server
 #   benchmarks/run.sh --testcontainers postgres|yugabytedb                       a container (needs Docker;
 #                                          YugabyteDB's image: FLUSHLESS_YUGABYTE_IMAGE, default the newest pinned)
@@ -16,23 +21,25 @@
 # chart tool then rewrites the results section of docs/benchmarks-suite.md and the PNGs in docs/benchmarks/
 # (docs/benchmarks.md, the summary across runs, is written by hand).
 # --paired writes to benchmarks/results/<UTC time>-paired/ and never touches docs/: its table (paired.md,
-# also printed) comes from PairedReport.
+# also printed) comes from PairedReport. --bulk likewise writes benchmarks/results/<UTC time>-bulk/ with bulk.md
+# (BulkReport); with `--`, the bulk sides are added unless the arguments name -p variants.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-long=false; paired=false; build=true; docs=true; url=""; container=""; extra=()
+long=false; paired=false; bulk=false; build=true; docs=true; url=""; container=""; extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --long) long=true ;;
     --paired) paired=true ;;
+    --bulk) bulk=true ;;
     --no-build) build=false ;;
     --results-only) docs=false ;;
     --url) url="$2"; shift ;;
     --testcontainers) container="$2"; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -65,6 +72,7 @@ jar="$here/target/benchmarks.jar"
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 $paired && stamp="$stamp-paired"
+$bulk && stamp="$stamp-bulk"
 out="$here/results/$stamp"
 mkdir -p "$out"
 counts="$out/counts.jsonl"
@@ -94,6 +102,46 @@ run_jmh() { # name, JMH arguments...
 }
 
 start=$(date +%s)
+if $paired && $bulk; then
+  echo "--paired and --bulk are separate suites; give one" >&2
+  exit 2
+fi
+if $bulk; then
+  # The bulk suite: LowLatencyPaired with five sides per fork (bare, rewrite, copy, flushless_batch,
+  # flushless_transaction) on the bulk workloads (BulkInsert); the lowLatencyPair lines of counts.jsonl are the result.
+  sides="rewrite+copy+flushless_batch+flushless_transaction"
+  batches="narrow_50,narrow_100,narrow_1000,narrow_10000,wide_50,wide_100,wide_1000,wide_10000"
+  if [[ ${#extra[@]} -gt 0 ]]; then
+    if [[ " ${extra[*]} " == *" variants="* ]]; then
+      run_jmh custom "${extra[@]}"
+    else
+      run_jmh custom -p "variants=$sides" "${extra[@]}"
+    fi
+    mode="bulk, custom: ${extra[*]}"
+  elif $long; then
+    run_jmh ping -p delays=0+0.25+1+5 ProxyDelayCheck
+    run_jmh batches -f 2 -p variants=$sides -p workload=$batches,narrow_load_10000,wide_load_10000 \
+      -p delayMs=0,0.25,1,5 -p pairs=20 -p blockMs=250 -p warmupMs=3000 LowLatencyPaired
+    run_jmh loads -f 2 -p variants=$sides -p workload=narrow_load_100000,wide_load_100000 \
+      -p delayMs=0,0.25,1,5 -p pairs=8 -p warmupMs=3000 LowLatencyPaired
+    mode="bulk, long: 2 forks; LowLatencyPaired (narrow and wide, 50/100/1,000/10,000 rows per batch and loads of 10,000 rows, 20 rounds of 250 ms blocks; loads of 100,000 rows, 8 rounds of one load; bare + rewrite + copy + batch + transaction); D=0, 0.25, 1, 5 ms"
+  else
+    run_jmh ping -p delays=0+1 ProxyDelayCheck
+    run_jmh batches -p variants=$sides -p workload=$batches,narrow_load_10000,wide_load_10000 \
+      -p delayMs=0,1 -p pairs=8 -p maxWarmupMs=10000 LowLatencyPaired
+    mode="bulk, short: 1 fork; LowLatencyPaired (narrow and wide, 50/100/1,000/10,000 rows per batch and loads of 10,000 rows; bare + rewrite + copy + batch + transaction) 8 rounds of 200 ms blocks, warm-up at most 10 s; D=0, 1 ms"
+  fi
+  elapsed=$(( $(date +%s) - start ))
+  {
+    echo "Bulk suite, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown): $mode; $elapsed s."
+    echo "Machine: $cpus CPUs, $(java -version 2>&1 | head -n 1); $placement; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)."
+    echo
+    "${host[@]}" -cp "$jar" dev.flushless.benchmarks.BulkReport --counts "$counts"
+  } > "$out/bulk.md"
+  cat "$out/bulk.md"
+  echo "[run.sh] done in $elapsed s of benchmarking; results in benchmarks/results/$stamp (bulk.md, counts.jsonl, log.txt)"
+  exit 0
+fi
 if $paired; then
   # The low-latency paired suite: every JMH trial holds bare pgjdbc and the Flushless variant(s) in one fork,
   # alternating blocks (see LowLatencyPaired, W8PairedThroughput); the JMH score is not the result, the

@@ -44,6 +44,14 @@ import org.openjdk.jmh.infra.BenchmarkParams;
  * {@link PointSelect}: the wrapper's cost where nothing is rewritten), {@code w7_<rows>} (W7's insert batch of that
  * many rows + commit, {@link InsertRows}; each side's table is emptied before each of its blocks, outside the timing),
  * {@code w9} (the small ORM flush, 5 parents, 20 children, 5 updates, {@link W9OrmFlush}). W1 is {@code w7_1000}.
+ * Bulk workloads ({@link BulkInsert}, {@code benchmarks/run.sh --bulk}): {@code narrow_<rows>} and {@code wide_<rows>}
+ * (one batch of that many rows + commit; narrow is W7's table, wide TPC-C's order_line) and {@code narrow_load_<rows>},
+ * {@code wide_load_<rows>} (that many rows in batches of 1,000, each committed); they also take the sides
+ * {@code rewrite} (pgjdbc with {@code reWriteBatchedInserts=true}) and {@code copy} ({@code COPY .. FROM STDIN}).
+ *
+ * <p>Baselines: every line also holds, under {@code baselines}, the variant's ratio against each pgjdbc side in the
+ * fork other than itself (bare, rewrite, copy: their time over the variant's, per round), as {@link BulkReport}
+ * tabulates.
  *
  * <p>Block size: {@code blockMs} of the mean side, calibrated in the warm-up ({@code warmupMs} of alternating
  * blocks after 10 operations per side, past pgjdbc's {@code prepareThreshold}), at least 3 operations. JMH's own
@@ -89,6 +97,12 @@ public class LowLatencyPaired {
 
     static final int MIN_OPS_PER_BLOCK = 3;
 
+    /** Operations per side before the warm-up (past pgjdbc's {@code prepareThreshold}); fewer for the loads. */
+    private int firstOps = 10;
+
+    /** The least operations per block ({@link #MIN_OPS_PER_BLOCK}; 1 for the loads). */
+    private int minOpsPerBlock = MIN_OPS_PER_BLOCK;
+
     private BenchmarkParams params;
     private final List<Side> sides = new ArrayList<>();
     private Ping proxied;
@@ -132,64 +146,81 @@ public class LowLatencyPaired {
             }
         }
         for (String v : names) {
+            if (Variant.of(v) == Variant.COPY && !BulkInsert.handles(workload)) {
+                throw new IllegalArgumentException("the copy side runs the bulk workloads only, not " + workload);
+            }
             Harness h = Harness.open(params, v, delayMs);
             h.skipCountsLine();
             Side side = new Side(v, h);
             sides.add(side);
-            String prefix = "lp_" + workload + "_" + v;
-            if (workload.equals("w5")) {
-                OrmFlush f = new OrmFlush(
-                        h,
-                        prefix,
-                        W5HibernateTransaction.PARENTS,
-                        W5HibernateTransaction.CHILDREN_PER_PARENT,
-                        W5HibernateTransaction.UPDATES);
-                side.op = f::flush;
-            } else if (workload.equals("w9")) {
-                OrmFlush f =
-                        new OrmFlush(h, prefix, W9OrmFlush.PARENTS, W9OrmFlush.CHILDREN_PER_PARENT, W9OrmFlush.UPDATES);
-                side.op = f::flush;
-            } else if (workload.startsWith("w7_")) {
-                int rows = Integer.parseInt(workload.substring(3));
-                InsertRows insert = new InsertRows(h, prefix);
-                side.op = () -> insert.insert(rows);
-                side.beforeBlock = insert::truncate;
-            } else if (workload.equals("w2")) {
-                ThreeTableTransaction t = new ThreeTableTransaction(h, prefix + "_");
-                side.op = t::run;
-                side.beforeBlock = t::truncate;
-            } else if (workload.equals("w3")) {
-                UpsertBatch u = new UpsertBatch(h, prefix);
-                side.op = u::run;
-            } else if (workload.equals("w4") || workload.equals("w4_autocommit")) {
-                VersionedUpdateBatch u = new VersionedUpdateBatch(h, prefix, workload.equals("w4_autocommit"));
-                side.op = u::run;
-            } else if (workload.equals("w6")) {
-                PointSelect q = new PointSelect(h, prefix);
-                side.op = q::select;
-            } else {
-                throw new IllegalArgumentException(
-                        "unknown workload " + workload + " (w2, w3, w4, w4_autocommit, w5, w6, w7_<rows>, w9)");
-            }
+            bind(side, "lp_" + workload + "_" + v);
         }
         for (Side s : sides) {
             s.h.startCounting();
         }
     }
 
+    /** Sets {@code side}'s operation (and what runs before each of its blocks) for {@link #workload}. */
+    private void bind(Side side, String prefix) throws SQLException {
+        Harness h = side.h;
+        if (workload.equals("w5")) {
+            OrmFlush f = new OrmFlush(
+                    h,
+                    prefix,
+                    W5HibernateTransaction.PARENTS,
+                    W5HibernateTransaction.CHILDREN_PER_PARENT,
+                    W5HibernateTransaction.UPDATES);
+            side.op = f::flush;
+        } else if (workload.equals("w9")) {
+            OrmFlush f =
+                    new OrmFlush(h, prefix, W9OrmFlush.PARENTS, W9OrmFlush.CHILDREN_PER_PARENT, W9OrmFlush.UPDATES);
+            side.op = f::flush;
+        } else if (workload.startsWith("w7_")) {
+            int rows = Integer.parseInt(workload.substring(3));
+            InsertRows insert = new InsertRows(h, prefix);
+            side.op = () -> insert.insert(rows);
+            side.beforeBlock = insert::truncate;
+        } else if (workload.equals("w2")) {
+            ThreeTableTransaction t = new ThreeTableTransaction(h, prefix + "_");
+            side.op = t::run;
+            side.beforeBlock = t::truncate;
+        } else if (workload.equals("w3")) {
+            UpsertBatch u = new UpsertBatch(h, prefix);
+            side.op = u::run;
+        } else if (workload.equals("w4") || workload.equals("w4_autocommit")) {
+            VersionedUpdateBatch u = new VersionedUpdateBatch(h, prefix, workload.equals("w4_autocommit"));
+            side.op = u::run;
+        } else if (workload.equals("w6")) {
+            PointSelect q = new PointSelect(h, prefix);
+            side.op = q::select;
+        } else if (BulkInsert.handles(workload)) {
+            BulkInsert b = BulkInsert.of(h, prefix, workload);
+            side.op = b::run;
+            side.beforeBlock = b::truncate;
+            if (b.batchesPerOp() > 1) { // a load takes seconds: fewer first operations, blocks of one or more
+                firstOps = Math.max(1, (10 + b.batchesPerOp() - 1) / b.batchesPerOp());
+                minOpsPerBlock = 1;
+            }
+        } else {
+            throw new IllegalArgumentException("unknown workload " + workload
+                    + " (w2, w3, w4, w4_autocommit, w5, w6, w7_<rows>, w9, narrow_<rows>, wide_<rows>,"
+                    + " narrow_load_<rows>, wide_load_<rows>)");
+        }
+    }
+
     @Benchmark
     public double paired() throws Exception {
         for (Side s : sides) { // past prepareThreshold, both paths compiled at C1 at least
-            block(s, 10, false);
+            block(s, firstOps, false);
         }
-        int[] opsPerBlock = {MIN_OPS_PER_BLOCK};
+        int[] opsPerBlock = {minOpsPerBlock};
         warmup = PairStats.warmUp(sides.stream().map(side -> side.h).toList(), warmupMs, maxWarmupMs, round -> {
             double secondsPerOp = 0;
             for (Side s : order(round)) {
                 secondsPerOp += block(s, opsPerBlock[0], false)[0];
             }
             secondsPerOp /= sides.size();
-            opsPerBlock[0] = Math.max(MIN_OPS_PER_BLOCK, (int) Math.round(blockMs / 1e3 / secondsPerOp));
+            opsPerBlock[0] = Math.max(minOpsPerBlock, (int) Math.round(blockMs / 1e3 / secondsPerOp));
         });
         // the achieved delay in this fork's conditions, warmed: pings through bare's proxy and direct
         proxied = Ping.measure(sides.get(0).h.appUrl(), 20, 100);
@@ -209,50 +240,76 @@ public class LowLatencyPaired {
             }
         }
         double first = Double.NaN;
-        Side bare = sides.get(0);
         for (Side v : sides.subList(1, sides.size())) {
-            double[] speed = new double[pairs];
-            double[] wall = new double[pairs];
-            double[] cpu = new double[pairs];
-            for (int p = 0; p < pairs; p++) {
-                speed[p] = bare.roundWall[p] / v.roundWall[p];
-                wall[p] = v.roundWall[p] / bare.roundWall[p];
-                cpu[p] = v.roundCpu[p] / bare.roundCpu[p];
-            }
-            ObjectNode line = new ObjectMapper().createObjectNode();
-            line.put("benchmark", params.getBenchmark());
-            ObjectNode pn = line.putObject("params");
-            for (String k : params.getParamsKeys()) {
-                pn.put(k, params.getParam(k));
-            }
-            pn.put("variant", v.variant);
-            ObjectNode r = line.putObject("lowLatencyPair");
-            r.put("workload", workload);
-            r.put("delayMs", delayMs);
-            r.put("variant", v.variant);
-            r.put("against", "bare");
-            r.put("pairs", pairs);
-            r.put("opsPerBlock", opsPerBlock[0]);
-            PairStats.putWarmup(r, warmup);
-            r.put("sidesInFork", sides.size());
-            PairStats.put(r, "speed", speed);
-            PairStats.put(r, "wallRatio", wall);
-            PairStats.put(r, "cpuRatio", cpu);
-            putSide(r, "bare", bare);
-            putSide(r, "variant", v);
-            proxied.putInto(r, "pingProxied");
-            direct.putInto(r, "pingDirect");
-            if (bare.h.proxy() != null) { // how late the proxies' delayed chunks went out in the measured blocks
-                r.put("bareProxyMeanLatenessUs", bare.h.proxy().meanLatenessMicros());
-                r.put("variantProxyMeanLatenessUs", v.h.proxy().meanLatenessMicros());
-            }
+            ObjectNode line = pairLine(v, opsPerBlock[0]);
             Harness.append(line);
+            ObjectNode r = (ObjectNode) line.get("lowLatencyPair");
             System.out.println(summary(r));
             if (Double.isNaN(first)) {
-                first = PairStats.mean(speed);
+                first = r.path("speed").asDouble();
             }
         }
         return first;
+    }
+
+    /**
+     * The counts-file line of variant {@code v} against bare ({@code speed}: bare's time over {@code v}'s per round),
+     * with {@code baselines}: per baseline side in the fork other than {@code v} (bare, and in the bulk workloads
+     * rewrite and copy), the same ratio against it and its own figures per operation.
+     */
+    private ObjectNode pairLine(Side v, int opsPerBlock) {
+        Side bare = sides.get(0);
+        double[] wall = new double[pairs];
+        double[] cpu = new double[pairs];
+        for (int p = 0; p < pairs; p++) {
+            wall[p] = v.roundWall[p] / bare.roundWall[p];
+            cpu[p] = v.roundCpu[p] / bare.roundCpu[p];
+        }
+        ObjectNode line = new ObjectMapper().createObjectNode();
+        line.put("benchmark", params.getBenchmark());
+        ObjectNode pn = line.putObject("params");
+        for (String k : params.getParamsKeys()) {
+            pn.put(k, params.getParam(k));
+        }
+        pn.put("variant", v.variant);
+        ObjectNode r = line.putObject("lowLatencyPair");
+        r.put("workload", workload);
+        r.put("delayMs", delayMs);
+        r.put("variant", v.variant);
+        r.put("against", "bare");
+        r.put("pairs", pairs);
+        r.put("opsPerBlock", opsPerBlock);
+        PairStats.putWarmup(r, warmup);
+        r.put("sidesInFork", sides.size());
+        PairStats.put(r, "speed", speed(bare, v));
+        PairStats.put(r, "wallRatio", wall);
+        PairStats.put(r, "cpuRatio", cpu);
+        putSide(r, "bare", bare);
+        putSide(r, "variant", v);
+        ObjectNode baselines = r.putObject("baselines");
+        for (Side b : sides) {
+            if (b != v && Variant.of(b.variant).baseline()) {
+                ObjectNode o = baselines.putObject(b.variant);
+                PairStats.put(o, "speed", speed(b, v));
+                putSide(o, "baseline", b);
+            }
+        }
+        proxied.putInto(r, "pingProxied");
+        direct.putInto(r, "pingDirect");
+        if (bare.h.proxy() != null) { // how late the proxies' delayed chunks went out in the measured blocks
+            r.put("bareProxyMeanLatenessUs", bare.h.proxy().meanLatenessMicros());
+            r.put("variantProxyMeanLatenessUs", v.h.proxy().meanLatenessMicros());
+        }
+        return line;
+    }
+
+    /** Per round: {@code against}'s time per operation over {@code v}'s (above 1: {@code v} is faster). */
+    private double[] speed(Side against, Side v) {
+        double[] speed = new double[pairs];
+        for (int p = 0; p < pairs; p++) {
+            speed[p] = against.roundWall[p] / v.roundWall[p];
+        }
+        return speed;
     }
 
     private static void putSide(ObjectNode r, String prefix, Side s) {
@@ -267,29 +324,47 @@ public class LowLatencyPaired {
     /** The one-line human summary of a pair line. */
     static String summary(ObjectNode r) {
         return String.format(
-                Locale.ROOT,
-                "[paired] %s D=%s %s vs bare: speed %.3fx ±%.3f | ms/op %.3f vs %.3f | CPU µs/op %.0f vs %.0f (%.2fx ±%.2f)"
-                        + " | RT/op %.2f vs %.2f | stmts/op %s vs %s | %d pairs x %d ops | ping %.3f ms, proxy late %.0f/%.0f µs",
-                r.path("workload").asText(),
-                r.path("delayMs").asText(),
-                r.path("variant").asText(),
-                r.path("speed").asDouble(),
-                r.path("speedCi95").asDouble(),
-                r.path("variantMsPerOp").asDouble(),
-                r.path("bareMsPerOp").asDouble(),
-                r.path("variantCpuUsPerOp").asDouble(),
-                r.path("bareCpuUsPerOp").asDouble(),
-                r.path("cpuRatio").asDouble(),
-                r.path("cpuRatioCi95").asDouble(),
-                r.path("variantRoundTripsPerOp").asDouble(),
-                r.path("bareRoundTripsPerOp").asDouble(),
-                stmts(r, "variant"),
-                stmts(r, "bare"),
-                r.path("pairs").asInt(),
-                r.path("opsPerBlock").asInt(),
-                r.path("pingProxiedMedianMs").asDouble(),
-                r.path("variantProxyMeanLatenessUs").asDouble(),
-                r.path("bareProxyMeanLatenessUs").asDouble());
+                        Locale.ROOT,
+                        "[paired] %s D=%s %s vs bare: speed %.3fx ±%.3f | ms/op %.3f vs %.3f | CPU µs/op %.0f vs %.0f (%.2fx ±%.2f)"
+                                + " | RT/op %.2f vs %.2f | stmts/op %s vs %s | %d pairs x %d ops | ping %.3f ms, proxy late %.0f/%.0f µs",
+                        r.path("workload").asText(),
+                        r.path("delayMs").asText(),
+                        r.path("variant").asText(),
+                        r.path("speed").asDouble(),
+                        r.path("speedCi95").asDouble(),
+                        r.path("variantMsPerOp").asDouble(),
+                        r.path("bareMsPerOp").asDouble(),
+                        r.path("variantCpuUsPerOp").asDouble(),
+                        r.path("bareCpuUsPerOp").asDouble(),
+                        r.path("cpuRatio").asDouble(),
+                        r.path("cpuRatioCi95").asDouble(),
+                        r.path("variantRoundTripsPerOp").asDouble(),
+                        r.path("bareRoundTripsPerOp").asDouble(),
+                        stmts(r, "variant"),
+                        stmts(r, "bare"),
+                        r.path("pairs").asInt(),
+                        r.path("opsPerBlock").asInt(),
+                        r.path("pingProxiedMedianMs").asDouble(),
+                        r.path("variantProxyMeanLatenessUs").asDouble(),
+                        r.path("bareProxyMeanLatenessUs").asDouble())
+                + otherBaselines(r);
+    }
+
+    /** {@code " | vs rewrite 1.234x ±0.012, vs copy ..."} for the baselines other than bare, or "". */
+    private static String otherBaselines(ObjectNode r) {
+        StringBuilder s = new StringBuilder();
+        r.path("baselines").fields().forEachRemaining(e -> {
+            if (!e.getKey().equals("bare")) {
+                s.append(s.length() == 0 ? " | " : ", ")
+                        .append(String.format(
+                                Locale.ROOT,
+                                "vs %s %.3fx ±%.3f",
+                                e.getKey(),
+                                e.getValue().path("speed").asDouble(),
+                                e.getValue().path("speedCi95").asDouble()));
+            }
+        });
+        return s.toString();
     }
 
     private static String stmts(ObjectNode r, String prefix) {

@@ -46,10 +46,26 @@ public final class PairedReport {
     }
 
     static String render(List<Path> countsFiles) throws IOException {
+        Lines lines = read(countsFiles);
+        StringBuilder md = new StringBuilder();
+        pings(md, lines.pings);
+        single(md, lines.single);
+        threaded(md, lines.threaded);
+        return md.toString();
+    }
+
+    /** The lines of counts files by kind: proxy pings, and the pairs by configuration (forks of one together). */
+    static final class Lines {
+        final List<JsonNode> pings = new ArrayList<>();
+        /** One application thread ({@link LowLatencyPaired}): configuration -> its forks' {@code lowLatencyPair}s. */
+        final Map<String, List<JsonNode>> single = new LinkedHashMap<>();
+        /** W8 ({@link W8PairedThroughput}). */
+        final Map<String, List<JsonNode>> threaded = new LinkedHashMap<>();
+    }
+
+    static Lines read(List<Path> countsFiles) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        List<JsonNode> pings = new ArrayList<>();
-        Map<String, List<JsonNode>> single = new LinkedHashMap<>();
-        Map<String, List<JsonNode>> threaded = new LinkedHashMap<>();
+        Lines lines = new Lines();
         for (Path file : countsFiles) {
             for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
                 if (line.isBlank()) {
@@ -57,20 +73,24 @@ public final class PairedReport {
                 }
                 JsonNode n = json.readTree(line);
                 if (n.has("proxyPing")) {
-                    pings.add(n.get("proxyPing"));
+                    lines.pings.add(n.get("proxyPing"));
                 } else if (n.has("lowLatencyPair")) {
                     JsonNode r = n.get("lowLatencyPair");
                     // forks of one configuration: same benchmark and parameters (the line's params hold the variant)
                     String key = n.path("benchmark").asText() + "|"
                             + n.path("params").toString() + "|"
                             + r.path("variant").asText();
-                    (r.has("threads") ? threaded : single)
+                    (r.has("threads") ? lines.threaded : lines.single)
                             .computeIfAbsent(key, k -> new ArrayList<>())
                             .add(r);
                 }
             }
         }
-        StringBuilder md = new StringBuilder();
+        return lines;
+    }
+
+    /** The achieved proxy delay table ({@link ProxyDelayCheck}), if there are pings. */
+    static void pings(StringBuilder md, List<JsonNode> pings) {
         if (!pings.isEmpty()) {
             md.append("#### Achieved proxy delay (SELECT 1 pings, bare pgjdbc)\n\n");
             md.append(
@@ -91,6 +111,9 @@ public final class PairedReport {
             }
             md.append('\n');
         }
+    }
+
+    private static void single(StringBuilder md, Map<String, List<JsonNode>> single) {
         if (!single.isEmpty()) {
             md.append("#### Paired, one application thread (speed = bare time / variant time per pair)\n\n");
             md.append("| workload | D (ms) | variant | forks x pairs x ops | speed vs bare (95% CI) | fork means |"
@@ -131,6 +154,9 @@ public final class PairedReport {
             }
             md.append('\n');
         }
+    }
+
+    private static void threaded(StringBuilder md, Map<String, List<JsonNode>> threaded) {
         if (!threaded.isEmpty()) {
             md.append(
                     "#### Paired W8, single-row autocommit INSERTs through HikariCP (speed = variant rows/s / bare rows/s"
@@ -175,11 +201,10 @@ public final class PairedReport {
             }
             md.append('\n');
         }
-        return md.toString();
     }
 
     /** Mean warm-up seconds over the forks, and whether the JIT settled in every fork (runs before it: "n/a"). */
-    private static String warmup(List<JsonNode> forks) {
+    static String warmup(List<JsonNode> forks) {
         if (!forks.get(0).has("warmupSeconds")) {
             return "n/a";
         }
@@ -188,15 +213,20 @@ public final class PairedReport {
         return String.format(Locale.ROOT, "%.1f (%s)", avg(forks, "warmupSeconds"), settled ? "yes" : "**no**");
     }
 
-    private static double[] pooled(List<JsonNode> forks, String field) {
+    /** The per-pair values at {@code path} (e.g. {@code "speedPerPair"}) of all the forks, pooled. */
+    static double[] pooled(List<JsonNode> forks, String... path) {
         List<Double> all = new ArrayList<>();
         for (JsonNode f : forks) {
-            f.path(field).forEach(v -> all.add(v.asDouble()));
+            JsonNode at = f;
+            for (String p : path) {
+                at = at.path(p);
+            }
+            at.forEach(v -> all.add(v.asDouble()));
         }
         return all.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
-    private static String interval(double[] x) {
+    static String interval(double[] x) {
         double ci = PairStats.ci95(x);
         return Double.isNaN(ci)
                 ? String.format(Locale.ROOT, "%.3f", PairStats.mean(x))
@@ -226,21 +256,21 @@ public final class PairedReport {
         return String.format(Locale.ROOT, "%.3f - %.3f", lo, hi);
     }
 
-    private static double avg(List<JsonNode> forks, String field) {
+    static double avg(List<JsonNode> forks, String field) {
         return forks.stream()
                 .mapToDouble(f -> f.path(field).asDouble(Double.NaN))
                 .average()
                 .orElse(Double.NaN);
     }
 
-    private static String avgOrNa(List<JsonNode> forks, String field) {
+    static String avgOrNa(List<JsonNode> forks, String field) {
         if (forks.stream().anyMatch(f -> !f.has(field))) {
             return "n/a";
         }
         return String.format(Locale.ROOT, "%.2f", avg(forks, field));
     }
 
-    private static String trim(double d) {
+    static String trim(double d) {
         return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
     }
 }

@@ -15,6 +15,12 @@ public enum Variant {
     REWRITE,
     /** The best hand-written SQL (one statement, autocommit, arrays bound as parameters). */
     HANDWRITTEN,
+    /**
+     * pgjdbc as it comes, loading with hand-written {@code COPY .. FROM STDIN} (text format, pgjdbc's
+     * {@code CopyManager}) instead of a JDBC batch, in a transaction committed per batch like the others: the bulk
+     * workloads' third baseline ({@link BulkInsert}; no other workload runs it).
+     */
+    COPY,
     /** Flushless, {@code flushless.mode=batch}. */
     FLUSHLESS_BATCH,
     /**
@@ -40,9 +46,14 @@ public enum Variant {
         return valueOf(id.toUpperCase(Locale.ROOT));
     }
 
-    /** Whether this variant runs the application's JDBC code (everything but {@link #HANDWRITTEN}). */
+    /** Whether this variant runs the application's JDBC code (everything but {@link #HANDWRITTEN} and {@link #COPY}). */
     public boolean applicationCode() {
-        return this != HANDWRITTEN;
+        return this != HANDWRITTEN && this != COPY;
+    }
+
+    /** Whether this is a baseline to compare Flushless with (pgjdbc in some form: not a Flushless variant). */
+    public boolean baseline() {
+        return flushlessMode() == null;
     }
 
     /** The Flushless mode, or {@code null} for pgjdbc variants. */
