@@ -82,6 +82,11 @@ class DifferentialTest {
                 if (nothingCoalesced != null) {
                     fail(nothingCoalesced);
                 }
+                for (String mode : new String[] {"batch", "transaction"}) {
+                    assertTrue(
+                            tester.rewrites.getOrDefault(mode + ": insert-copy", 0L) > 0,
+                            "no batch went as COPY in mode " + mode + ": " + tester.rewrites);
+                }
             }
         }
     }

@@ -352,6 +352,9 @@ final class DifferentialTester implements AutoCloseable {
         if (db != BARE && db != ORACLE) {
             url = "jdbc:flushless:" + url.substring("jdbc:".length()) + "&flushless.mode=" + MODES[db - 1] + "&"
                     + dev.flushless.jdbc.testing.TestDatabase.REWRITE_EVERYTHING;
+            // every other program sends its plain INSERT batches (and a transaction's commit of one INSERT's rows)
+            // as COPY wherever COPY stores what the INSERTs would, whatever their size
+            url += program.seed() % 2 == 1 ? "&flushless.copy=always" : "";
             url += settings.isBlank() ? "" : "&" + settings; // e.g. flushless.exactSequences=true
         }
         boolean counting = semantics == Runner.Semantics.DIRECT && databases[db].hasStatementStats();
