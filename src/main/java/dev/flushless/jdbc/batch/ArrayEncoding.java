@@ -64,7 +64,11 @@ final class ArrayEncoding {
         }
     }
 
-    /** The array element class for an integer cast type, or {@code null} for other types. */
+    /**
+     * The array element class for a cast type whose values travel as a binary array (integers, and double precision:
+     * pgjdbc sends a {@code Double[]} as float8[] in binary, the same values as the binary float8 parameters of the
+     * statement), or {@code null} for other types.
+     */
     static Class<?> integerArrayType(String cast) {
         switch (cast) {
             case "integer":
@@ -73,8 +77,31 @@ final class ArrayEncoding {
                 return Long.class;
             case "smallint":
                 return Short.class;
+            case "double precision":
+                return Double.class;
             default:
                 return null;
+        }
+    }
+
+    /**
+     * The bind's value as an element of an array of {@code cast} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}:
+     * an integer for the integer casts ({@link #integer}), the double of {@code setDouble} (or of {@code setObject} of
+     * a Double) for double precision.
+     */
+    static Object nativeValue(Bind bind, String cast) {
+        if (!"double precision".equals(cast)) {
+            return integer(bind);
+        }
+        switch (bind.setter) {
+            case NULL:
+                return null;
+            case DOUBLE:
+                return bind.value;
+            case OBJECT:
+                return bind.value == null ? null : bind.value instanceof Double ? bind.value : UNSUPPORTED;
+            default:
+                return UNSUPPORTED;
         }
     }
 
@@ -105,13 +132,12 @@ final class ArrayEncoding {
     }
 
     /** {@code value} as an element of {@code array} (made by {@link #newIntegerArray} for the cast). */
-    static Object narrow(Object[] array, Long value) {
-        if (value == null) {
-            return null;
+    static Object narrow(Object[] array, Object value) {
+        if (value == null || array instanceof Double[] || array instanceof Long[]) {
+            return value;
         }
-        return array instanceof Integer[]
-                ? (Object) value.intValue()
-                : array instanceof Short[] ? (Object) value.shortValue() : value;
+        long number = (Long) value;
+        return array instanceof Integer[] ? (Object) (int) number : (Object) (short) number;
     }
 
     private static Object objectText(Object value) {

@@ -10,11 +10,11 @@ import dev.flushless.jdbc.FlushlessConfig;
  * round trips the INSERT forms do not: the INSERT forms send the batch in one, while {@link CopyExecutor} sends the lock
  * and catalog check (one), COPY itself (two: pgjdbc waits for the server's CopyInResponse before the data) and, in
  * autocommit its COMMIT, inside a transaction with earlier work the guard's RELEASE (one). The rule with
- * {@code flushless.copy=auto}: COPY when {@code (rows - 100) * columns * 0.25 µs >= extraRoundTrips * rtt + 100 µs},
+ * {@code flushless.copy=auto}: COPY when {@code rows * columns * 0.15 µs >= extraRoundTrips * rtt + 100 µs},
  * where {@code rtt} is the round-trip time measured on the server's connections ({@link RoundTripTime}; 1 ms until a
- * COPY has measured it). The constants come from the wide TPC-C-like shape on PostgreSQL 15 and 18
- * (docs/benchmarks.md, "COPY"): the server's time per row is about a third lower with COPY, and a COPY of a hundred rows
- * or fewer saves nothing. {@code always} sends COPY wherever it stores what the INSERTs would; {@code off} never.
+ * COPY has measured it). The constants come from the wide TPC-C-like shape (10 columns) on PostgreSQL 15, paired with
+ * the INSERT forms at 50 to 2,000 rows per batch (docs/benchmarks.md, "COPY"): COPY's saving, client and server, is
+ * 0.1-0.3 µs per value, and it came out ahead from about 100 rows on a local server. {@code always} sends COPY wherever it stores what the INSERTs would; {@code off} never.
  *
  * @param mode {@code flushless.copy}
  * @param rttMicros the measured round-trip time, negative when not measured yet
@@ -23,11 +23,8 @@ import dev.flushless.jdbc.FlushlessConfig;
  */
 public record CopyChoice(FlushlessConfig.Copy mode, double rttMicros, boolean autocommit, boolean guarded) {
 
-    /** Rows of a batch below which COPY saves the server nothing. */
-    static final int ROWS_WITHOUT_SAVING = 100;
-
-    /** What COPY saves per value beyond {@link #ROWS_WITHOUT_SAVING} rows, in microseconds. */
-    static final double SAVING_PER_VALUE_MICROS = 0.25;
+    /** What COPY saves per value (server and client), in microseconds. */
+    static final double SAVING_PER_VALUE_MICROS = 0.15;
 
     /** COPY's own fixed cost (the lock and catalog check, the COPY statement), in microseconds. */
     static final double FIXED_COST_MICROS = 100;
@@ -73,7 +70,7 @@ public record CopyChoice(FlushlessConfig.Copy mode, double rttMicros, boolean au
                 return true;
             default:
                 double rtt = rttMicros >= 0 ? rttMicros : UNMEASURED_RTT_MICROS;
-                double saving = Math.max(0, rows - ROWS_WITHOUT_SAVING) * (double) columns * SAVING_PER_VALUE_MICROS;
+                double saving = rows * (double) columns * SAVING_PER_VALUE_MICROS;
                 return saving >= extraRoundTrips() * rtt + FIXED_COST_MICROS;
         }
     }

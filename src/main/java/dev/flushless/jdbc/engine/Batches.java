@@ -171,6 +171,7 @@ final class Batches {
      * Runs the recorded {@code rows} of {@code batch}: buffered, ridden along, coalesced, or as sent.
      */
     BatchResult batch(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
+        noteBatchSize(batch.sql(), rows.size());
         engine.settleSchemaChange();
         String sql = batch.sql();
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
@@ -238,11 +239,37 @@ final class Batches {
      * carry buffered writes in {@code mode=transaction}. Only a cost estimate: {@link #batch} still decides the route
      * from every recorded row, and a batch that grows to the threshold is planned from them.
      */
-    int asSentRowsAhead(StatementDescription.Kind kind) {
+    int asSentRowsAhead(StatementDescription.Kind kind, String sql) {
         if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
             return 0;
         }
+        if (largeLastBatch.containsKey(sql)) {
+            return 0; // its last batch was large enough to coalesce: so will this one likely be
+        }
         return minBatchRows - 1;
+    }
+
+    /**
+     * SQL texts whose last PreparedStatement batch on this connection had more rows than {@link #asSentRowsAhead}
+     * hands to pgjdbc (most recently used 256): an application repeats its batch sizes (a loader, an ORM's flushes),
+     * and handing such a batch's rows to pgjdbc as they are added would copy them for nothing.
+     */
+    private final java.util.Map<String, Boolean> largeLastBatch = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+            return size() > 256;
+        }
+    };
+
+    /** Notes the size of a batch of {@code sql} for {@link #asSentRowsAhead}. */
+    private void noteBatchSize(String sql, int rows) {
+        if (rows > minBatchRows - 1) {
+            largeLastBatch.put(sql, Boolean.TRUE);
+        } else {
+            largeLastBatch.remove(sql);
+        }
     }
 
     /**

@@ -468,8 +468,8 @@ public final class Engine implements Session {
      * application adds them, asked at the batch's first row ({@code Batches#asSentRowsAhead}: the rows a batch can
      * have and still run as sent by the size rule, {@link #sizeReason}).
      */
-    public int asSentRowsAhead(StatementDescription.Kind kind) {
-        return batches.asSentRowsAhead(kind);
+    public int asSentRowsAhead(StatementDescription.Kind kind, String sql) {
+        return batches.asSentRowsAhead(kind, sql);
     }
 
     /**

@@ -122,7 +122,7 @@ final class LookupRows {
                 kindProblem,
                 userCode,
                 cascades,
-                Map.copyOf(columns),
+                java.util.Collections.unmodifiableMap(new LinkedHashMap<>(columns)), // in the table's column order
                 family,
                 drawsFromSequences,
                 List.copyOf(uniqueKeys),

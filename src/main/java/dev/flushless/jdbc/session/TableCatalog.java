@@ -91,7 +91,8 @@ public final class TableCatalog {
         }
 
         /**
-         * True when {@code COPY ... FROM STDIN} into {@code column} stores what an INSERT of the same value stores: the
+         * True when {@code COPY ... FROM STDIN} into {@code column} stores what an INSERT of the same value stores (facts
+         * read from the catalog, whose {@link #columns} are then in the table's column order): the
          * column is neither an identity column GENERATED ALWAYS nor a generated column, and every member of the table's
          * family is a plain or partitioned table (facts read from the catalog; unknown, false).
          */

@@ -31,6 +31,7 @@ final class ParameterRecording {
 
     private final Engine engine;
     private final StatementDescription.Kind leadingKind;
+    private final String sql;
     /** Recorded setters and batch rows; {@code null} while the statement runs as sent. */
     private BatchRecorder recorder;
     /** Why recording stopped for the current batch, or {@code null}. */
@@ -50,10 +51,11 @@ final class ParameterRecording {
     /** The recorded rows of the batch running now while pgjdbc's batch holds exactly them, else {@code null}. */
     private List<Bind[]> inPgjdbc;
 
-    ParameterRecording(PreparedStatement prepared, Engine engine, StatementDescription.Kind leadingKind) {
+    ParameterRecording(PreparedStatement prepared, Engine engine, StatementDescription.Kind leadingKind, String sql) {
         this.prepared = prepared;
         this.engine = engine;
         this.leadingKind = leadingKind;
+        this.sql = sql;
         this.recorder = engine.recordsParameters(leadingKind) ? new BatchRecorder() : null;
     }
 
@@ -87,7 +89,7 @@ final class ParameterRecording {
         if (recorder != null && !prepared.isClosed()) {
             int before = recorder.rowCount();
             if (before == 0) {
-                mirrorLimit = engine.asSentRowsAhead(leadingKind);
+                mirrorLimit = engine.asSentRowsAhead(leadingKind, sql);
             }
             if (mirrored == before && before < mirrorLimit) {
                 prepared.addBatch(); // pgjdbc's own copy of the current parameters, as bare pgjdbc makes it

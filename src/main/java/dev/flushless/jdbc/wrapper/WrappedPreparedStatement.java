@@ -59,7 +59,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         this.sql = sql;
         this.keyColumns = keyColumns;
         this.leadingKind = SqlAnalyzer.leadingKind(sql);
-        this.recording = new ParameterRecording(prepared, engine, leadingKind);
+        this.recording = new ParameterRecording(prepared, engine, leadingKind, sql);
     }
 
     @Override

@@ -84,6 +84,23 @@ class CopyFormTest {
     }
 
     @Test
+    void anInsertWithoutAColumnListFillsTheTablesFirstColumnsInOrder() {
+        List<Bind[]> rows = List.<Bind[]>of(new Bind[] {Bind.ofInt(1), Bind.ofString("x")});
+        CopyForm copy = copy("INSERT INTO t VALUES ( ?,? )", rows, T);
+        assertNotNull(copy);
+        assertEquals("COPY t (\"id\", \"name\") FROM STDIN", copy.sql());
+        assertNull(copy("INSERT INTO t VALUES (?, 'x' || ?)", rows, T), "not every value a parameter");
+        assertNull(
+                copy(
+                        "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?)",
+                        List.<Bind[]>of(new Bind[] {
+                            Bind.ofInt(1), Bind.ofInt(1), Bind.ofInt(1), Bind.ofInt(1), Bind.ofInt(1), Bind.ofInt(1)
+                        }),
+                        T),
+                "more values than columns");
+    }
+
+    @Test
     void float8IntoNumericKeepsTheServersFifteenDigits() {
         assertEquals("0.1", CopyForm.converted("0.1", SentType.FLOAT8, SentType.NUMERIC));
         assertEquals("100", CopyForm.converted("100.0", SentType.FLOAT8, SentType.NUMERIC));
@@ -180,11 +197,12 @@ class CopyFormTest {
     @Test
     void copyPaysWhereTheRowsSavingOutweighsItsExtraRoundTrips() {
         CopyChoice local = new CopyChoice(FlushlessConfig.Copy.AUTO, 60, false, false); // 2 more round trips
-        assertFalse(local.pays(100, 10), "a hundred rows save nothing");
+        assertFalse(local.pays(100, 10), "a hundred rows save less than two round trips and the check");
+        assertTrue(local.pays(200, 10));
         assertTrue(local.pays(1000, 10));
         CopyChoice far = new CopyChoice(FlushlessConfig.Copy.AUTO, 10_000, true, false); // 3 more round trips
         assertFalse(far.pays(1000, 10));
-        assertTrue(far.pays(20_000, 10));
+        assertTrue(far.pays(25_000, 10));
         CopyChoice unmeasured = new CopyChoice(FlushlessConfig.Copy.AUTO, -1, false, false);
         assertEquals(
                 unmeasured.pays(900, 10), new CopyChoice(FlushlessConfig.Copy.AUTO, 1000, false, false).pays(900, 10));
