@@ -18,6 +18,8 @@
 #   --isolation LEVEL    SERIALIZABLE|REPEATABLE_READ|READ_COMMITTED (as BenchBase's TRANSACTION_*) [SERIALIZABLE]
 #   --time SECONDS       execute phase per run                 [30]
 #   --warmup SECONDS     BenchBase warm-up before measuring    [5]
+#   --weights LIST       the workload's transaction weights (e.g. 100,0,0,0,0: TPC-C NewOrder alone, for round
+#                        trips per transaction type)          [the sample config's]
 #   --rounds N           rounds over every cell                [1]
 #   --scale N            scale factor (TPC-C: warehouses)      [4]
 #   --load-only          time the loader instead: every variant loads into a fresh database, --rounds times
@@ -35,7 +37,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
 workloads=tpcc terminals=1,4,16 delays=0 variants=bare,rewrite,batch,transaction isolation=SERIALIZABLE
-time_s=30 warmup_s=5 rounds=1 scale=4 load_only=false reload=false build=true
+time_s=30 warmup_s=5 weights= rounds=1 scale=4 load_only=false reload=false build=true
 server=jdbc:postgresql://127.0.0.1:5432/ user=postgres password= out=
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -46,6 +48,7 @@ while [[ $# -gt 0 ]]; do
     --isolation) isolation=$2; shift ;;
     --time) time_s=$2; shift ;;
     --warmup) warmup_s=$2; shift ;;
+    --weights) weights=$2; shift ;;
     --rounds) rounds=$2; shift ;;
     --scale) scale=$2; shift ;;
     --load-only) load_only=true ;;
@@ -113,9 +116,9 @@ url_of() { # variant database -> JDBC URL
 
 config_of() { # workload url terminals file: BenchBase's sample config with our settings
   local sample="$BENCHBASE_HOME/config/postgres/sample_$1_config.xml"
-  python3 - "$sample" "$2" "$3" "$4" "$isolation" "$time_s" "$warmup_s" "$scale" "$user" "$password" <<'PY'
+  python3 - "$sample" "$2" "$3" "$4" "$isolation" "$time_s" "$warmup_s" "$scale" "$user" "$password" "$weights" <<'PY'
 import sys, xml.etree.ElementTree as ET
-sample, url, terminals, out, isolation, time_s, warmup_s, scale, user, password = sys.argv[1:]
+sample, url, terminals, out, isolation, time_s, warmup_s, scale, user, password, weights = sys.argv[1:]
 tree = ET.parse(sample); root = tree.getroot()
 def put(tag, value):
     node = root.find(tag)
@@ -125,7 +128,7 @@ def put(tag, value):
 put('url', url); put('username', user); put('password', password)
 put('isolation', 'TRANSACTION_' + isolation); put('scalefactor', scale); put('terminals', terminals)
 for work in root.iter('work'):
-    for tag, value in (('time', time_s), ('warmup', warmup_s), ('rate', 'unlimited')):
+    for tag, value in (('time', time_s), ('warmup', warmup_s), ('rate', 'unlimited')) + ((('weights', weights),) if weights else ()):
         node = work.find(tag)
         if node is None:
             node = ET.SubElement(work, tag)

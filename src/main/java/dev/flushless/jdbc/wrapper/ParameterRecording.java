@@ -50,6 +50,14 @@ final class ParameterRecording {
     private int mirrored;
     /** The recorded rows of the batch running now while pgjdbc's batch holds exactly them, else {@code null}. */
     private List<Bind[]> inPgjdbc;
+    /** Whether {@link #mirrorLimit} was asked for the current batch. */
+    private boolean limitKnown;
+    /** Some setter since the last {@link #syncPgjdbc} was recorded without reaching pgjdbc ({@link #deferred}). */
+    private boolean lagging;
+    /** Parameter positions pgjdbc accepted a value for on this statement: a setter there cannot fail. */
+    private final java.util.BitSet accepted = new java.util.BitSet();
+    /** The application held pgjdbc's statement ({@code unwrap}): every setter reaches pgjdbc from then on. */
+    private boolean handedOver;
 
     ParameterRecording(PreparedStatement prepared, Engine engine, StatementDescription.Kind leadingKind, String sql) {
         this.prepared = prepared;
@@ -84,14 +92,78 @@ final class ParameterRecording {
         return recorder != null && recorder.hasRows();
     }
 
+    /** The rows of the current batch handed to pgjdbc as they are added ({@link Engine#asSentRowsAhead}, asked once). */
+    private int mirrorLimit() {
+        if (!limitKnown) {
+            mirrorLimit = engine.asSentRowsAhead(leadingKind, sql);
+            limitKnown = true;
+        }
+        return mirrorLimit;
+    }
+
+    /**
+     * Records a setter's value without handing it to pgjdbc, when nothing can tell: recording, the current batch past
+     * the rows handed to pgjdbc as they are added (so this row is planned from the recorded values, or replayed), the
+     * position one pgjdbc accepted a value for before (the only error these setters raise is a position out of range,
+     * or a closed statement), the statement open and never unwrapped. pgjdbc's parameters then lag behind the
+     * application's until {@link #syncPgjdbc}, which every use of them calls first. Saves pgjdbc's conversion of every
+     * value a coalesced batch sends in its own form anyway. False: the caller hands the value to pgjdbc and records it.
+     */
+    boolean deferred(int index, Bind bind) throws SQLException {
+        if (recorder == null
+                || handedOver
+                || !accepted.get(index)
+                || recorder.rowCount() < mirrorLimit()
+                || prepared.isClosed()) {
+            return false;
+        }
+        recorder.set(index, bind);
+        lagging = true;
+        return true;
+    }
+
+    /** pgjdbc's setter of a value that {@link #set} may keep from pgjdbc until it is needed. */
+    interface PgjdbcSetter {
+        void set() throws SQLException;
+    }
+
+    /** A common setter: recorded only while {@link #deferred} says so, else handed to pgjdbc and recorded. */
+    void set(int index, Bind bind, PgjdbcSetter pgjdbc) throws SQLException {
+        if (!deferred(index, bind)) {
+            pgjdbc.set();
+            record(index, bind);
+        }
+    }
+
+    /** Before pgjdbc uses its parameters (an execution, a row added to its batch): they are the application's again. */
+    void syncPgjdbc() throws SQLException {
+        if (lagging && recorder != null && !prepared.isClosed()) {
+            applyAll(recorder.current());
+        }
+        lagging = false;
+    }
+
+    /** {@link #syncPgjdbc} for {@code toString()}, which must not fail. */
+    void syncQuietly() {
+        try {
+            syncPgjdbc();
+        } catch (SQLException | RuntimeException e) {
+            // pgjdbc then renders what it holds
+        }
+    }
+
+    /** The application holds pgjdbc's statement from now on: it gets the application's values, and every later one. */
+    void handOver() throws SQLException {
+        syncPgjdbc();
+        handedOver = true;
+    }
+
     /** {@code addBatch()}: records the row, and hands it to pgjdbc's batch while the batch is mirrored. */
     void addBatch() throws SQLException {
         if (recorder != null && !prepared.isClosed()) {
             int before = recorder.rowCount();
-            if (before == 0) {
-                mirrorLimit = engine.asSentRowsAhead(leadingKind, sql);
-            }
-            if (mirrored == before && before < mirrorLimit) {
+            if (mirrored == before && before < mirrorLimit()) {
+                syncPgjdbc(); // values a previous batch kept from pgjdbc
                 prepared.addBatch(); // pgjdbc's own copy of the current parameters, as bare pgjdbc makes it
                 mirrored++;
             } else if (mirrored > 0) {
@@ -137,6 +209,7 @@ final class ParameterRecording {
         if (recorder != null) {
             applyAll(recorder.current());
         }
+        lagging = false;
     }
 
     /**
@@ -177,6 +250,7 @@ final class ParameterRecording {
 
     /** After a setter reached pgjdbc: keeps its value for the batch, while recording. */
     void record(int index, Bind bind) {
+        accepted.set(index);
         if (recorder != null) {
             recorder.set(index, bind);
         }
@@ -209,6 +283,7 @@ final class ParameterRecording {
         if (recorder == null) {
             return;
         }
+        syncPgjdbc(); // pgjdbc's parameters are the application's from here on
         BatchRecorder stopped = recorder;
         recorder = null;
         stoppedReason = reason;
@@ -233,6 +308,7 @@ final class ParameterRecording {
         if (recorder != null) {
             recorder.clearRows();
         }
+        limitKnown = false;
         if (mirrored > 0) {
             // the rows ran another way (coalesced, buffered, ridden along) or failed: pgjdbc's copies go with them
             // (a closed statement's batch is gone with it, and its error is the one the application must see)
@@ -247,6 +323,7 @@ final class ParameterRecording {
 
     /** {@code clearParameters()}, after pgjdbc's: a statement whose recording stopped records again. */
     void parametersCleared() throws SQLException {
+        lagging = false; // pgjdbc's parameters were cleared too
         if (recorder != null) {
             recorder.clearParameters();
         } else if (stoppedReason != null && !prepared.isClosed()) {

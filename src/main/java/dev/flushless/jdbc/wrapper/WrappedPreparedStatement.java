@@ -89,6 +89,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     /** Before every execution: forget the last coalesced keys and an answered result, drop catalog facts after DDL. */
     private void beforeExecution() throws SQLException {
+        recording.syncPgjdbc();
         resultsFromPgjdbc();
         coalescedKeys.forget();
         engine.invalidateAfter(leadingKind, sql);
@@ -243,7 +244,13 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     /** pgjdbc's rendering, of the recorded rows too ({@link ParameterRecording#render}). */
     @Override
+    void beforePgjdbcInHand() throws SQLException {
+        recording.handOver();
+    }
+
+    @Override
     public String toString() {
+        recording.syncQuietly();
         return recording.render(delegate);
     }
 
@@ -265,12 +272,11 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         recording.parametersCleared();
     }
 
-    // ---- setters: to pgjdbc at once, and recorded (see ParameterRecording) ----
+    // ---- setters: to pgjdbc and recorded; the common ones, past the rows handed to pgjdbc, only recorded ----
 
     @Override
     public void setNull(int parameterIndex, int sqlType) throws SQLException {
-        prepared.setNull(parameterIndex, sqlType);
-        recording.record(parameterIndex, Bind.ofNull(sqlType));
+        recording.set(parameterIndex, Bind.ofNull(sqlType), () -> prepared.setNull(parameterIndex, sqlType));
     }
 
     @Override
@@ -281,8 +287,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public void setBoolean(int parameterIndex, boolean x) throws SQLException {
-        prepared.setBoolean(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofBoolean(x));
+        recording.set(parameterIndex, Bind.ofBoolean(x), () -> prepared.setBoolean(parameterIndex, x));
     }
 
     @Override
@@ -293,44 +298,37 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public void setShort(int parameterIndex, short x) throws SQLException {
-        prepared.setShort(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofShort(x));
+        recording.set(parameterIndex, Bind.ofShort(x), () -> prepared.setShort(parameterIndex, x));
     }
 
     @Override
     public void setInt(int parameterIndex, int x) throws SQLException {
-        prepared.setInt(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofInt(x));
+        recording.set(parameterIndex, Bind.ofInt(x), () -> prepared.setInt(parameterIndex, x));
     }
 
     @Override
     public void setLong(int parameterIndex, long x) throws SQLException {
-        prepared.setLong(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofLong(x));
+        recording.set(parameterIndex, Bind.ofLong(x), () -> prepared.setLong(parameterIndex, x));
     }
 
     @Override
     public void setFloat(int parameterIndex, float x) throws SQLException {
-        prepared.setFloat(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofFloat(x));
+        recording.set(parameterIndex, Bind.ofFloat(x), () -> prepared.setFloat(parameterIndex, x));
     }
 
     @Override
     public void setDouble(int parameterIndex, double x) throws SQLException {
-        prepared.setDouble(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofDouble(x));
+        recording.set(parameterIndex, Bind.ofDouble(x), () -> prepared.setDouble(parameterIndex, x));
     }
 
     @Override
     public void setBigDecimal(int parameterIndex, BigDecimal x) throws SQLException {
-        prepared.setBigDecimal(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofBigDecimal(x));
+        recording.set(parameterIndex, Bind.ofBigDecimal(x), () -> prepared.setBigDecimal(parameterIndex, x));
     }
 
     @Override
     public void setString(int parameterIndex, String x) throws SQLException {
-        prepared.setString(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofString(x));
+        recording.set(parameterIndex, Bind.ofString(x), () -> prepared.setString(parameterIndex, x));
     }
 
     @Override
@@ -371,8 +369,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     @Override
     public void setTimestamp(int parameterIndex, java.sql.Timestamp x) throws SQLException {
-        prepared.setTimestamp(parameterIndex, x);
-        recording.record(parameterIndex, Bind.ofTimestamp(x, null));
+        recording.set(parameterIndex, Bind.ofTimestamp(x, null), () -> prepared.setTimestamp(parameterIndex, x));
     }
 
     @Override

@@ -463,8 +463,12 @@ public class WrappedStatement extends StatementDelegation {
         }
         // mode=transaction: what runs on the pgjdbc statement must see the buffered writes
         engine.transactions().beforeConnectionCall("unwrap(" + iface.getSimpleName() + ") of a statement", true);
+        beforePgjdbcInHand();
         return delegate.unwrap(iface);
     }
+
+    /** The application is about to hold pgjdbc's statement itself: it must hold what the application set. */
+    void beforePgjdbcInHand() throws SQLException {}
 
     @Override
     public boolean isWrapperFor(Class<?> iface) throws SQLException {
