@@ -15,6 +15,7 @@
 #   --terminals LIST     terminal counts                       [1,4,16]
 #   --delays LIST        one-way delays in ms (0: no proxy)    [0]
 #   --variants LIST      bare,rewrite,batch,transaction        [bare,rewrite,batch,transaction]
+#                        (also batch_copy, batch_nocopy: batch mode with flushless.copy=always or off)
 #   --isolation LEVEL    SERIALIZABLE|REPEATABLE_READ|READ_COMMITTED (as BenchBase's TRANSACTION_*) [SERIALIZABLE]
 #   --time SECONDS       execute phase per run                 [30]
 #   --warmup SECONDS     BenchBase warm-up before measuring    [5]
@@ -110,6 +111,8 @@ url_of() { # variant database -> JDBC URL
     rewrite) echo "$base&reWriteBatchedInserts=true" ;;
     batch) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch" ;;
     transaction) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=transaction" ;;
+    batch_copy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=always" ;;
+    batch_nocopy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=off" ;;
     *) echo "unknown variant $3" >&2; exit 2 ;;
   esac
 }

@@ -10,11 +10,13 @@ import dev.flushless.jdbc.FlushlessConfig;
  * round trips the INSERT forms do not: the INSERT forms send the batch in one, while {@link CopyExecutor} sends the lock
  * and catalog check (one), COPY itself (two: pgjdbc waits for the server's CopyInResponse before the data) and, in
  * autocommit its COMMIT, inside a transaction with earlier work the guard's RELEASE (one). The rule with
- * {@code flushless.copy=auto}: COPY when {@code rows * columns * 0.15 µs >= extraRoundTrips * rtt + 100 µs},
- * where {@code rtt} is the round-trip time measured on the server's connections ({@link RoundTripTime}; 1 ms until a
- * COPY has measured it). The constants come from the wide TPC-C-like shape (10 columns) on PostgreSQL 15, paired with
- * the INSERT forms at 50 to 2,000 rows per batch (docs/benchmarks.md, "COPY"): COPY's saving, client and server, is
- * 0.1-0.3 µs per value, and it came out ahead from about 100 rows on a local server. {@code always} sends COPY wherever it stores what the INSERTs would; {@code off} never.
+ * {@code flushless.copy=auto}: COPY when
+ * {@code rows * columns * (0.1 µs + rows * 0.00005 µs) >= extraRoundTrips * rtt + 100 µs},
+ * where {@code rtt} is the round-trip time measured on the server's connections ({@link RoundTripTime}; 0.2 ms until
+ * a COPY has measured it, {@link #UNMEASURED_RTT_MICROS}). The constants come from the wide TPC-C-like shape (10 columns) on PostgreSQL 15, paired with
+ * the INSERT forms at 50 to 10,000 rows per batch, narrow and wide (docs/benchmarks.md, "Bulk writes"): COPY's saving,
+ * client and server, is about 0.15 µs per value at 1,000 rows and 0.6-0.75 µs at 10,000, and it came out ahead from
+ * about 200 rows of 10 columns on a local server. {@code always} sends COPY wherever it stores what the INSERTs would; {@code off} never.
  *
  * @param mode {@code flushless.copy}
  * @param rttMicros the measured round-trip time, negative when not measured yet
@@ -23,14 +25,25 @@ import dev.flushless.jdbc.FlushlessConfig;
  */
 public record CopyChoice(FlushlessConfig.Copy mode, double rttMicros, boolean autocommit, boolean guarded) {
 
-    /** What COPY saves per value (server and client), in microseconds. */
-    static final double SAVING_PER_VALUE_MICROS = 0.15;
+    /** What COPY saves per value (server and client) in a small batch, in microseconds. */
+    static final double SAVING_PER_VALUE_MICROS = 0.1;
+
+    /**
+     * How much more it saves per value for every row of the batch, in microseconds: the INSERT forms' cost per row grows
+     * with the batch (the unnest form materializes its rows, in several statements past 4,096), COPY's does not.
+     */
+    static final double SAVING_GROWTH_PER_ROW_MICROS = 0.00005;
 
     /** COPY's own fixed cost (the lock and catalog check, the COPY statement), in microseconds. */
     static final double FIXED_COST_MICROS = 100;
 
-    /** The round-trip time assumed until one was measured, in microseconds. */
-    static final double UNMEASURED_RTT_MICROS = 1000;
+    /**
+     * The round-trip time assumed until one was measured, in microseconds: a server in the same data centre. Only a COPY
+     * measures it (its start is a round trip in which the server does next to nothing), so a pessimistic guess would
+     * never let COPY run where it pays; a wrong optimistic one costs the first COPY-sized batch to a distant server
+     * two or three round trips, once per server and process, after which the measured time decides.
+     */
+    static final double UNMEASURED_RTT_MICROS = 200;
 
     /** Never COPY. */
     public static final CopyChoice NEVER = new CopyChoice(FlushlessConfig.Copy.OFF, -1, false, false);
@@ -70,7 +83,8 @@ public record CopyChoice(FlushlessConfig.Copy mode, double rttMicros, boolean au
                 return true;
             default:
                 double rtt = rttMicros >= 0 ? rttMicros : UNMEASURED_RTT_MICROS;
-                double saving = rows * (double) columns * SAVING_PER_VALUE_MICROS;
+                double saving =
+                        rows * (double) columns * (SAVING_PER_VALUE_MICROS + rows * SAVING_GROWTH_PER_ROW_MICROS);
                 return saving >= extraRoundTrips() * rtt + FIXED_COST_MICROS;
         }
     }

@@ -198,14 +198,16 @@ class CopyFormTest {
     void copyPaysWhereTheRowsSavingOutweighsItsExtraRoundTrips() {
         CopyChoice local = new CopyChoice(FlushlessConfig.Copy.AUTO, 60, false, false); // 2 more round trips
         assertFalse(local.pays(100, 10), "a hundred rows save less than two round trips and the check");
-        assertTrue(local.pays(200, 10));
+        assertTrue(local.pays(250, 10));
         assertTrue(local.pays(1000, 10));
         CopyChoice far = new CopyChoice(FlushlessConfig.Copy.AUTO, 10_000, true, false); // 3 more round trips
         assertFalse(far.pays(1000, 10));
         assertTrue(far.pays(25_000, 10));
         CopyChoice unmeasured = new CopyChoice(FlushlessConfig.Copy.AUTO, -1, false, false);
         assertEquals(
-                unmeasured.pays(900, 10), new CopyChoice(FlushlessConfig.Copy.AUTO, 1000, false, false).pays(900, 10));
+                unmeasured.pays(500, 10), new CopyChoice(FlushlessConfig.Copy.AUTO, 200, false, false).pays(500, 10));
+        assertTrue(unmeasured.pays(500, 10), "an unmeasured server is taken for one in the same data centre");
+        assertFalse(new CopyChoice(FlushlessConfig.Copy.AUTO, 1000, false, false).pays(500, 10));
         assertEquals(2, local.extraRoundTrips());
         assertEquals(3, far.extraRoundTrips());
         assertEquals(3, new CopyChoice(FlushlessConfig.Copy.AUTO, 1, false, true).extraRoundTrips());
