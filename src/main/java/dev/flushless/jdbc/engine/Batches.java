@@ -278,6 +278,7 @@ final class Batches {
      * run as sent for {@code reason}.
      */
     void beforeUnrecordedBatch(String sql, Fallback reason, int rows, boolean open) throws SQLException {
+        engine.followerReadStatement(SqlAnalyzer.leadingKind(sql), sql);
         if (rows > 0 && open) {
             transactions.beforeServerStatement(sql);
         }
@@ -286,6 +287,7 @@ final class Batches {
 
     /** The same for a plain Statement's batch whose texts went to pgjdbc's own batch. */
     void beforeUnkeptTextBatch(int texts, boolean open) throws SQLException {
+        engine.followerReadStatement(StatementDescription.Kind.OTHER, null);
         if (texts > 0 && open) {
             transactions.beforeConnectionCall("a Statement batch", true);
         }
@@ -468,6 +470,7 @@ final class Batches {
                 }
             }
         }
+        engine.followerReadStatement(StatementDescription.Kind.OTHER, null); // the texts, as one write
         if (transactions.active()) {
             texts.forEach(transactions::noteText);
             long[] counts = bufferTexts(texts);

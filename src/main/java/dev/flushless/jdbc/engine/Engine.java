@@ -23,6 +23,7 @@ import dev.flushless.jdbc.session.SessionFacts;
 import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.stats.FlushlessStats;
+import dev.flushless.jdbc.yugabyte.FollowerReadSession;
 import dev.flushless.jdbc.yugabyte.FollowerReads;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -81,8 +82,8 @@ public final class Engine implements Session {
     private final GroupLanes groupLanes = new GroupLanes(this);
 
     private final TransactionBuffering transactions;
-    /** {@code flushless.followerReads} on YugabyteDB, {@code null} when off or ignored. */
-    private final FollowerReads followerReads;
+    /** Follower reads and read-your-writes (YugabyteDB), {@code null} when nothing is kept. */
+    private final FollowerReadSession followerReads;
     /** {@code flushless.replicas}: where this connection's reads run; {@code null} when off. */
     private final ReplicaSession replicas;
 
@@ -105,10 +106,10 @@ public final class Engine implements Session {
         this.catalog = SchemaChanges.catalogOf(delegate, config.catalogCacheSeconds());
         this.schema = new SchemaChanges(this, catalog, transactions);
         int minBatchRows = config.minBatchRows(server.yugabyte());
-        this.followerReads = FollowerReads.forConnection(config.followerReadsStalenessMs(), server);
+        this.followerReads = FollowerReadSession.forConnection(delegate, config, server, stats, analyzer);
         boolean pgjdbcRewritesInserts = Batches.pgjdbcRewritesInserts(delegate);
         if (followerReads != null && delegate.isReadOnly()) {
-            followerReads.readOnlyChanged(delegate, true);
+            followerReads.readOnlyChanged(true);
         }
         this.replicas =
                 ReplicaReads.forConnection(config, server, replicaConnector, delegate, transactions, stats, analyzer);
@@ -133,10 +134,45 @@ public final class Engine implements Session {
         return replicas == null ? null : replicas.query(query);
     }
 
-    /** A statement starts on this connection: replica reads note writes and session changes (see ReplicaSession). */
+    /**
+     * A statement starts on this connection: replica reads note writes and session changes (see ReplicaSession), and
+     * so do follower reads ({@link #followerReadStatement}).
+     */
     void replicaStatementStarting(StatementDescription.Kind kind, String sql) throws SQLException {
         if (replicas != null) {
             replicas.statementStarting(kind, sql);
+        }
+        followerReadStatement(kind, sql);
+    }
+
+    /** A statement starts: see {@link FollowerReadSession#statementStarting} ({@code sql} {@code null}: several). */
+    void followerReadStatement(StatementDescription.Kind kind, String sql) throws SQLException {
+        if (followerReads != null) {
+            followerReads.statementStarting(kind, sql, transactions.getAutoCommit());
+        }
+    }
+
+    /** The application commits (or switches autocommit on): a write for follower reads until it returns. */
+    public void commitStarting() throws SQLException {
+        if (followerReads != null) {
+            followerReads.commitStarting();
+        }
+    }
+
+    /** A pool took the connection back ({@code clearWarnings}): a write it had running has ended. */
+    public void idle() {
+        if (replicas != null) {
+            replicas.idle();
+        }
+        if (followerReads != null) {
+            followerReads.idle();
+        }
+    }
+
+    /** pgjdbc accepted {@code setReadOnly(readOnly)}: follower reads follow. */
+    public void readOnlyChanged(boolean readOnly) throws SQLException {
+        if (followerReads != null) {
+            followerReads.readOnlyChanged(readOnly);
         }
     }
 
@@ -179,7 +215,7 @@ public final class Engine implements Session {
 
     /** Follower reads on YugabyteDB, or {@code null}. */
     public FollowerReads followerReads() {
-        return followerReads;
+        return followerReads == null ? null : followerReads.followerReads();
     }
 
     /** True when this connection rewrites anything ({@code flushless.mode} is not {@code off}). */
@@ -255,6 +291,9 @@ public final class Engine implements Session {
     /** The application's transaction ended (commit, rollback, close): a schema change of it is now visible, or gone. */
     public void transactionEnded() {
         schema.transactionEnded();
+        if (followerReads != null) {
+            followerReads.transactionEnded();
+        }
     }
 
     /**

@@ -1,7 +1,7 @@
 package dev.flushless.jdbc.replica;
 
 /**
- * Why a read that could have run on a replica ran on the primary: a closed vocabulary with stable codes, like
+ * Why a read that could have run on a replica (or a YugabyteDB follower) ran on the primary (the leaders): a closed vocabulary with stable codes, like
  * {@link dev.flushless.jdbc.FallbackReason}. The report ({@code FlushlessReport.primaryReads()}) and the Micrometer
  * tag {@code flushless.replica.primary.reads{reason=...}} use the code only. Codes are never renamed or reused.
  */
@@ -37,7 +37,15 @@ public enum PrimaryReason {
     REPLICA_FAILED(
             "replica-failed",
             "the replica failed before returning anything (recovery conflict, lost connection, shutdown, promotion);"
-                    + " run again on the primary");
+                    + " run again on the primary"),
+    /**
+     * YugabyteDB follower reads: a read-only period that could miss a write of this driver (within the staleness
+     * plus the clock skew after it, or while it runs) reads from the leaders ({@link FollowerReadCausality}).
+     */
+    RECENT_WRITE(
+            "recent-write",
+            "YugabyteDB follower reads: a write of this driver ended within the staleness bound plus the clock skew, or"
+                    + " is running; read from the leaders");
 
     private final String code;
     private final String meaning;

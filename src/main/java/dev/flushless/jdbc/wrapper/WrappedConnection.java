@@ -255,6 +255,9 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
+        if (autoCommit && !engine.transactions().getAutoCommit()) {
+            engine.commitStarting(); // switching autocommit on commits the open transaction
+        }
         try {
             if (engine.replicas() != null) {
                 engine.replicas().setAutoCommit(autoCommit);
@@ -275,6 +278,7 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
 
     @Override
     public void commit() throws SQLException {
+        engine.commitStarting();
         try {
             if (engine.replicas() != null) {
                 engine.replicas().commit();
@@ -299,12 +303,10 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         }
     }
 
-    /** Pools call it when a connection comes back: a write this connection ran has ended (replica reads). */
+    /** Pools call it when a connection comes back: a write this connection ran has ended (replicas, follower reads). */
     @Override
     public void clearWarnings() throws SQLException {
-        if (engine.replicas() != null) {
-            engine.replicas().idle();
-        }
+        engine.idle();
         delegate.clearWarnings();
     }
 
@@ -313,9 +315,7 @@ public class WrappedConnection extends ConnectionDelegation implements Flushless
         engine.transactions().beforeConnectionCall("setReadOnly()", false);
         delegate.setReadOnly(readOnly);
         engine.sessionChanged();
-        if (engine.followerReads() != null) {
-            engine.followerReads().readOnlyChanged(delegate, readOnly);
-        }
+        engine.readOnlyChanged(readOnly);
     }
 
     @Override
