@@ -4,7 +4,6 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.session.Session;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,14 +59,8 @@ final class LockedUpdates {
                 || ServerTransaction.transactionFailed(tx.delegate())) {
             return null;
         }
-        Connection delegate = tx.delegate();
-        if (delegate.isClosed() || delegate.isReadOnly()) {
-            return null;
-        }
-        TableInfo table;
-        try {
-            table = session.catalog().lookup(delegate, statement.targetTable());
-        } catch (SQLException e) {
+        TableInfo table = tx.targetTable(statement);
+        if (table == null) {
             return null;
         }
         for (Bind[] row : rows) {

@@ -231,19 +231,29 @@ public final class TransactionBuffering {
     }
 
     /**
+     * The catalog facts of the table {@code statement} writes, on a connection that is open and not read-only;
+     * {@code null} otherwise, or when the catalog cannot be read (the statement then runs as sent).
+     */
+    TableInfo targetTable(StatementDescription statement) throws SQLException {
+        Connection delegate = delegate();
+        if (delegate.isClosed() || delegate.isReadOnly()) {
+            return null;
+        }
+        try {
+            return session.catalog().lookup(delegate, statement.targetTable());
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    /**
      * The plain table {@code statement} writes (no triggers, rules or row-level security unless trusted; no ids
      * drawn from a sequence with {@code flushless.exactSequences=true}), on a connection that is open and not
      * read-only; {@code null} otherwise, or when the catalog cannot be read.
      */
     private TableInfo writableTable(StatementDescription statement) throws SQLException {
-        Connection delegate = delegate();
-        if (delegate.isClosed() || delegate.isReadOnly()) {
-            return null;
-        }
-        TableInfo table;
-        try {
-            table = session.catalog().lookup(delegate, statement.targetTable());
-        } catch (SQLException e) {
+        TableInfo table = targetTable(statement);
+        if (table == null) {
             return null;
         }
         FlushlessConfig config = session.config();
