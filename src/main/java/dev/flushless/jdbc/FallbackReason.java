@@ -66,6 +66,11 @@ public enum FallbackReason {
             "the connection's first write into the table (flushless.bufferFirstWrite=false)",
             "mode=transaction: the connection's first single write into a table runs as sent; the table's catalog facts"
                     + " are read at its second write"),
+    NEAR_SERVER(
+            "near-server",
+            "the server answers within flushless.bufferMinRoundTripMicros: buffering would cost more than it saves",
+            "mode=transaction: the connection's reads take less than flushless.bufferMinRoundTripMicros (the server is"
+                    + " as near as the same host), so the transaction's writes run as sent"),
     PGJDBC_REWRITES("pgjdbc-rewrites", "pgjdbc's reWriteBatchedInserts rewrites it (its counts are SUCCESS_NO_INFO)"),
     STREAM_OR_LOB("stream-or-lob", "stream or LOB parameter"),
     UNKEPT_OBJECT("unkept-object", "setObject value of a class that cannot be kept for a replay"),

@@ -174,6 +174,11 @@ public final class FlushlessConfig {
         return booleanValue(FlushlessProperty.BUFFER_FIRST_WRITE);
     }
 
+    /** See {@link FlushlessProperty#BUFFER_MIN_ROUND_TRIP_MICROS}. */
+    public int bufferMinRoundTripMicros() {
+        return intValue(FlushlessProperty.BUFFER_MIN_ROUND_TRIP_MICROS);
+    }
+
     /** See {@link FlushlessProperty#EXACT_SEQUENCES}. */
     public boolean exactSequences() {
         return booleanValue(FlushlessProperty.EXACT_SEQUENCES);

@@ -231,6 +231,16 @@ public class FlushlessDataSource implements DataSource {
         return getBoolean(FlushlessProperty.BUFFER_FIRST_WRITE);
     }
 
+    /** {@link FlushlessProperty#BUFFER_MIN_ROUND_TRIP_MICROS}. */
+    public void setBufferMinRoundTripMicros(int micros) {
+        set(FlushlessProperty.BUFFER_MIN_ROUND_TRIP_MICROS, Integer.toString(micros));
+    }
+
+    /** {@link FlushlessProperty#BUFFER_MIN_ROUND_TRIP_MICROS}, as set or its default. */
+    public int getBufferMinRoundTripMicros() {
+        return getInt(FlushlessProperty.BUFFER_MIN_ROUND_TRIP_MICROS);
+    }
+
     /** {@link FlushlessProperty#EXACT_SEQUENCES}. */
     public void setExactSequences(boolean exact) {
         set(FlushlessProperty.EXACT_SEQUENCES, Boolean.toString(exact));

@@ -94,6 +94,23 @@ public enum FlushlessProperty {
                     + " at once; by default the first write runs as sent and they are read at the second)"),
 
     /**
+     * {@code mode=transaction}: the shortest round trip, in microseconds, at which a transaction's writes are buffered.
+     * Buffering saves round trips and costs client CPU (recording, planning, one larger statement); where the server
+     * answers faster than this (the same host: a loopback round trip is 20-100 us) the CPU costs more than the round
+     * trips it saves, and takes it from the server on that host, so such transactions run their writes as sent
+     * (counted as {@code near-server}). Measured per connection as the least of its last 64 reads' times (a read as
+     * sent is a round trip plus the server's work); decided at the start of each transaction; buffered until 4 reads
+     * were timed. {@code 0}: always buffer.
+     */
+    BUFFER_MIN_ROUND_TRIP_MICROS(
+            "flushless.bufferMinRoundTripMicros",
+            200,
+            0,
+            1_000_000,
+            "mode=transaction: buffer a transaction's writes only where the connection's reads take at least this many"
+                    + " microseconds (0 = always)"),
+
+    /**
      * How long a table's catalog facts (columns, types, triggers, rules, keys) are used before they are read again.
      * Facts are shared by the connections of the driver opened with the same URL and user, so a connection's first
      * batch into a table another connection already wrote sends no catalog query. DDL through the driver and errors

@@ -5,7 +5,6 @@ import dev.flushless.jdbc.FallbackReason;
 import dev.flushless.jdbc.analysis.SqlLexer.Kind;
 import dev.flushless.jdbc.analysis.SqlLexer.Token;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -60,54 +59,76 @@ public final class SqlAnalyzer {
 
     private final int capacity;
     private final long maxChars;
-    private final Map<String, StatementDescription> cache;
-    /** Characters of the cached texts; guarded by {@link #cache}. */
+    /**
+     * The cached descriptions. A hit takes no lock (every statement of every connection asks, many times per
+     * execution); each entry notes when it was last used, and an insert beyond the bounds drops the least recently
+     * used ones, under {@code this}.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, Cached> cache;
+    /** Characters of the cached texts; guarded by {@code this}. */
     private long chars;
+
+    /** A cached description and when it was last asked for ({@link System#nanoTime}; a benign race). */
+    private static final class Cached {
+        final StatementDescription description;
+        long used = System.nanoTime();
+
+        Cached(StatementDescription description) {
+            this.description = description;
+        }
+    }
 
     /** An analyzer caching up to {@code capacity} distinct SQL texts of {@code capacity * CHARS_PER_ENTRY} characters in all. */
     public SqlAnalyzer(int capacity) {
         this.capacity = capacity;
         this.maxChars = capacity * CHARS_PER_ENTRY;
-        this.cache = new LinkedHashMap<>(Math.min(capacity, 1024), 0.75f, true);
+        this.cache = new java.util.concurrent.ConcurrentHashMap<>(Math.min(capacity, 1024));
     }
 
     /** The description of {@code sql}, from the cache or analysed now. Never throws. */
     public StatementDescription describe(String sql) {
-        synchronized (cache) {
-            StatementDescription cached = cache.get(sql);
-            if (cached != null) {
-                return cached;
-            }
+        Cached cached = cache.get(sql);
+        if (cached != null) {
+            cached.used = System.nanoTime();
+            return cached.description;
         }
         StatementDescription description = analyse(sql);
         if (sql.length() <= maxChars) {
-            synchronized (cache) {
-                if (cache.put(sql, description) == null) {
+            synchronized (this) {
+                if (cache.put(sql, new Cached(description)) == null) {
                     chars += sql.length();
                 }
-                // least recently used first; the new entry, last, fits on its own
-                java.util.Iterator<String> eldest = cache.keySet().iterator();
+                // least recently used first; the new entry fits on its own
                 while (cache.size() > capacity || chars > maxChars) {
-                    chars -= eldest.next().length();
-                    eldest.remove();
+                    chars -= evictLeastRecentlyUsed(sql);
                 }
             }
         }
         return description;
     }
 
+    /** Drops the least recently used entry other than {@code keep}; returns the length of its text. */
+    private int evictLeastRecentlyUsed(String keep) {
+        String eldest = null;
+        long eldestUsed = Long.MAX_VALUE;
+        for (Map.Entry<String, Cached> entry : cache.entrySet()) {
+            if (entry.getValue().used < eldestUsed && !entry.getKey().equals(keep)) {
+                eldest = entry.getKey();
+                eldestUsed = entry.getValue().used;
+            }
+        }
+        cache.remove(eldest);
+        return eldest.length();
+    }
+
     /** Number of cached descriptions (bounded by the capacity). */
     public int cachedCount() {
-        synchronized (cache) {
-            return cache.size();
-        }
+        return cache.size();
     }
 
     /** Characters of SQL text the cached descriptions hold (bounded by the capacity times {@link #CHARS_PER_ENTRY}). */
-    public long cachedChars() {
-        synchronized (cache) {
-            return chars;
-        }
+    public synchronized long cachedChars() {
+        return chars;
     }
 
     /**
@@ -150,6 +171,9 @@ public final class SqlAnalyzer {
             if (isAsciiWord(sql, start, "delete")) {
                 return StatementDescription.Kind.DELETE;
             }
+            if (isAsciiWord(sql, start, "select")) {
+                return StatementDescription.Kind.SELECT;
+            }
         }
         return kindOfWord(sql.substring(start, end).toLowerCase(Locale.ROOT));
     }
@@ -167,6 +191,15 @@ public final class SqlAnalyzer {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether the first keyword of {@code sql} is {@code lower} (ASCII lower-case letters) in any case: what
+     * {@code leadingWord(sql).equals(lower)} says, without building the word (asked of every statement).
+     */
+    public static boolean leadingWordIs(String sql, String lower) {
+        int start = leadingWordStart(sql);
+        return wordEnd(sql, start) - start == lower.length() && isAsciiWord(sql, start, lower);
     }
 
     /** The first keyword of {@code sql} in lower case (after whitespace, comments and parentheses), or "". */

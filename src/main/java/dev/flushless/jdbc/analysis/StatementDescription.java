@@ -320,6 +320,19 @@ public final class StatementDescription {
         return textEnd;
     }
 
+    /** The statement's text up to {@link #textEnd}; one string for the description's life (a benign race). */
+    private String text;
+
+    /** {@code sql().substring(0, textEnd())}, built once: flushes and rides use it as a member's text. */
+    public String text() {
+        String t = text;
+        if (t == null) {
+            t = textEnd == sql().length() ? sql() : sql().substring(0, textEnd);
+            text = t;
+        }
+        return t;
+    }
+
     /** True when the statement has its own RETURNING clause. */
     public boolean hasReturning() {
         return returning;

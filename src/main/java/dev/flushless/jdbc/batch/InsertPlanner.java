@@ -97,10 +97,8 @@ final class InsertPlanner {
             StatementDescription insert, List<Bind[]> rows, TableInfo table, SessionFacts session, int maxRows) {
         int perRow = insert.parameterCount();
         if (rows.size() == 1) {
-            return new ArrayList<>(List.of(new InsertMember(
-                    insert.sql().substring(0, insert.textEnd()),
-                    Arrays.asList(rows.get(0)).subList(0, perRow),
-                    1)));
+            return new ArrayList<>(List.of(
+                    new InsertMember(insert.text(), Arrays.asList(rows.get(0)).subList(0, perRow), 1)));
         }
         String[] casts = session.standardConformingStrings() ? Casts.insertCasts(insert, rows, table, session) : null;
         List<InsertMember> members = casts == null ? List.of() : unnestMembers(insert, rows, casts, maxRows, session);

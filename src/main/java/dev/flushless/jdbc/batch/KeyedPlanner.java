@@ -105,9 +105,7 @@ final class KeyedPlanner {
         int perRow = dml.parameterCount();
         if (rows.size() == 1) {
             return List.of(new BatchPlanner.InsertMember(
-                    dml.sql().substring(0, dml.textEnd()),
-                    java.util.Arrays.asList(rows.get(0)).subList(0, perRow),
-                    1));
+                    dml.text(), java.util.Arrays.asList(rows.get(0)).subList(0, perRow), 1));
         }
         if (!session.known() || !session.standardConformingStrings()) {
             return List.of();

@@ -48,9 +48,11 @@ final class RowGroups {
         List<int[]> chunks = new ArrayList<>();
         for (int start = 0; start < members.size(); start += chunkRows) {
             int size = Math.min(chunkRows, members.size() - start);
-            chunks.add(members.subList(start, start + size).stream()
-                    .mapToInt(Integer::intValue)
-                    .toArray());
+            int[] chunk = new int[size];
+            for (int i = 0; i < size; i++) {
+                chunk[i] = members.get(start + i);
+            }
+            chunks.add(chunk);
         }
         return chunks;
     }

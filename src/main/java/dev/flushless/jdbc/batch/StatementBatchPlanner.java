@@ -135,6 +135,6 @@ public final class StatementBatchPlanner {
 
     /** The member's text without a trailing semicolon or comment. */
     private static String text(StatementDescription member) {
-        return member.sql().substring(0, member.textEnd());
+        return member.text();
     }
 }

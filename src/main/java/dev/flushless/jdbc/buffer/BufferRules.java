@@ -149,6 +149,16 @@ public final class BufferRules {
      */
     public static String whyNotBufferableUpdate(
             StatementDescription update, Bind[] row, TableInfo table, LockedRows locks) {
+        String statementReason = whyNotBufferableUpdate(update, table);
+        return statementReason != null ? statementReason : whyNotBufferableUpdateRow(update, row, table, locks);
+    }
+
+    /**
+     * The part of {@link #whyNotBufferableUpdate(StatementDescription, Bind[], TableInfo, LockedRows)} that depends on
+     * the statement and its table only, not on the row: the same answer for every execution of one statement into one
+     * table's facts, so the driver may keep it ({@code LockedUpdates}).
+     */
+    public static String whyNotBufferableUpdate(StatementDescription update, TableInfo table) {
         if (update.kind() != StatementDescription.Kind.UPDATE) {
             return "not an UPDATE";
         }
@@ -157,15 +167,6 @@ public final class BufferRules {
         }
         if (update.hasReturning()) {
             return "RETURNING: its rows are read";
-        }
-        int parameters = update.parameterCount();
-        if (row == null || row.length < parameters) {
-            return "a parameter is not set";
-        }
-        for (int p = 0; p < parameters; p++) {
-            if (row[p] == null) {
-                return "a parameter is not set";
-            }
         }
         String lower = update.sql().toLowerCase(java.util.Locale.ROOT);
         for (String function : TIME_OR_SEQUENCE_FUNCTIONS) {
@@ -178,9 +179,6 @@ public final class BufferRules {
         }
         List<String> keyColumns = new java.util.ArrayList<>();
         for (StatementDescription.KeyColumn key : update.keys()) {
-            if (row[key.parameter()].isNull()) {
-                return "a key value is NULL";
-            }
             keyColumns.add(key.column());
         }
         if (!table.atMostOneRow(keyColumns)) {
@@ -201,6 +199,30 @@ public final class BufferRules {
         for (dev.flushless.jdbc.session.TableCatalog.ForeignKey fk : table.referencedBy()) {
             if (fk.columns().stream().anyMatch(set::contains)) {
                 return "it sets a column another table's foreign key references";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The part of {@link #whyNotBufferableUpdate(StatementDescription, Bind[], TableInfo, LockedRows)} that depends on
+     * the row, for a statement whose statement-level part ({@link #whyNotBufferableUpdate(StatementDescription,
+     * TableInfo)}) found nothing: every parameter set, no key value NULL, the row held locked.
+     */
+    public static String whyNotBufferableUpdateRow(
+            StatementDescription update, Bind[] row, TableInfo table, LockedRows locks) {
+        int parameters = update.parameterCount();
+        if (row == null || row.length < parameters) {
+            return "a parameter is not set";
+        }
+        for (int p = 0; p < parameters; p++) {
+            if (row[p] == null) {
+                return "a parameter is not set";
+            }
+        }
+        for (StatementDescription.KeyColumn key : update.keys()) {
+            if (row[key.parameter()].isNull()) {
+                return "a key value is NULL";
             }
         }
         if (!locks.holdsForUpdate(table.oid(), keyValues(update.keys(), row))) {

@@ -118,7 +118,7 @@ public final class FlushPlanner {
     public static List<Step> withRider(List<Step> flush, String sql, StatementDescription statement) {
         List<Step> steps = new ArrayList<>(flush);
         steps.add(new Step(
-                sql.substring(0, statement.textEnd()),
+                sql == statement.sql() ? statement.text() : sql.substring(0, statement.textEnd()),
                 new int[] {0},
                 Decoding.UPDATE_COUNT,
                 statement.parameterCount(),

@@ -25,20 +25,68 @@ public final class LockedRows {
 
     /** One locking read's rows: the values of its key conjuncts (column to bind identity), and the lock strength. */
     private static final class Entry {
-        final Map<String, Object> values;
+        /** The values the read had, as taken (the key of {@link Table#byValues}). */
+        final Map<String, Object> read;
+        /** Those still known: a buffered UPDATE that sets a key column makes its value unknown. */
+        Map<String, Object> values;
+
         final LockStrength strength;
 
-        Entry(Map<String, Object> values, LockStrength strength) {
-            this.values = values;
+        Entry(Map<String, Object> read, LockStrength strength) {
+            this.read = Map.copyOf(read);
+            this.values = this.read;
             this.strength = strength;
+        }
+
+        void forget(Collection<String> columns) {
+            for (String column : columns) {
+                if (values.containsKey(column)) {
+                    Map<String, Object> known = new HashMap<>(values);
+                    known.keySet().removeAll(columns);
+                    values = known;
+                    return;
+                }
+            }
         }
     }
 
-    private final Map<Long, List<Entry>> byTable = new HashMap<>();
+    /**
+     * One table's locked rows, in the order read, and indexed by the values they were read with. While every read of
+     * the table used the same key columns ({@code columns}), a row matching values of exactly those columns can only be
+     * one read with those values (a match needs every value equal, and known values are a subset of those read), so
+     * lookups by key take the index instead of a scan.
+     */
+    private static final class Table {
+        final List<Entry> entries = new ArrayList<>();
+        final Map<Map<String, Object>, List<Entry>> byValues = new HashMap<>();
+        java.util.Set<String> columns;
+        boolean mixedColumns;
+
+        void add(Entry entry) {
+            entries.add(entry);
+            byValues.computeIfAbsent(entry.read, k -> new ArrayList<>(1)).add(entry);
+            if (columns == null) {
+                columns = entry.read.keySet();
+            } else if (!columns.equals(entry.read.keySet())) {
+                mixedColumns = true;
+            }
+        }
+
+        /** The entries that may match {@code values}: by the index where it answers exactly, else all. */
+        List<Entry> candidates(Map<String, Object> values) {
+            if (!mixedColumns && columns.equals(values.keySet())) {
+                List<Entry> found = byValues.get(values);
+                return found == null ? List.of() : found;
+            }
+            return entries;
+        }
+    }
+
+    private final Map<Long, Table> byTable = new HashMap<>();
 
     /** A locking read of table {@code oid} returned its row with {@code values} in its key columns. */
     public void locked(long oid, Map<String, Object> values, LockStrength strength) {
-        byTable.computeIfAbsent(oid, k -> new ArrayList<>()).add(new Entry(new HashMap<>(values), strength));
+        byTable.computeIfAbsent(oid, k -> new Table()).add(new Entry(values, strength));
     }
 
     /**
@@ -46,11 +94,11 @@ public final class LockedRows {
      * read of it) is locked at least as strongly as a non-key UPDATE needs.
      */
     public boolean holdsForUpdate(long oid, Map<String, Object> values) {
-        List<Entry> entries = byTable.get(oid);
-        if (entries == null) {
+        Table table = byTable.get(oid);
+        if (table == null) {
             return false;
         }
-        for (Entry entry : entries) {
+        for (Entry entry : table.candidates(values)) {
             if (entry.strength.coversNonKeyUpdate() && matches(entry, values)) {
                 return true;
             }
@@ -73,11 +121,11 @@ public final class LockedRows {
      * columns' values are no longer known (the row stays locked).
      */
     public void updated(long oid, Map<String, Object> values, Collection<String> columns) {
-        List<Entry> entries = byTable.get(oid);
-        if (entries != null) {
-            for (Entry entry : entries) {
+        Table table = byTable.get(oid);
+        if (table != null) {
+            for (Entry entry : table.candidates(values)) {
                 if (matches(entry, values)) {
-                    entry.values.keySet().removeAll(columns);
+                    entry.forget(columns);
                 }
             }
         }

@@ -25,6 +25,11 @@ final class LockedUpdates {
         this.session = tx.session;
     }
 
+    /** Whether any locked row is known. */
+    boolean any() {
+        return !locked.isEmpty();
+    }
+
     /** Forgets every lock known (a rollback to a savepoint, the end of the transaction, a write not followed). */
     void forget() {
         locked.forget();
@@ -63,12 +68,36 @@ final class LockedUpdates {
         if (table == null) {
             return null;
         }
+        if (!statementBufferable(statement, table)) {
+            return null;
+        }
         for (Bind[] row : rows) {
-            if (BufferRules.whyNotBufferableUpdate(statement, row, table, locked) != null) {
+            if (BufferRules.whyNotBufferableUpdateRow(statement, row, table, locked) != null) {
                 return null;
             }
         }
         return table;
+    }
+
+    /** Statement-level verdicts already reached, by statement; each holds for the table facts it was reached with. */
+    private final java.util.Map<StatementDescription, Verdict> verdicts = new java.util.IdentityHashMap<>();
+
+    private record Verdict(TableInfo table, boolean bufferable) {}
+
+    /**
+     * {@link BufferRules#whyNotBufferableUpdate(StatementDescription, TableInfo)}, kept per statement for as long as
+     * the table's facts are the same object (new facts, after DDL or expiry, are judged again).
+     */
+    private boolean statementBufferable(StatementDescription statement, TableInfo table) {
+        Verdict verdict = verdicts.get(statement);
+        if (verdict == null || verdict.table() != table) {
+            if (verdicts.size() >= 256) {
+                verdicts.clear();
+            }
+            verdict = new Verdict(table, BufferRules.whyNotBufferableUpdate(statement, table) == null);
+            verdicts.put(statement, verdict);
+        }
+        return verdict.bufferable();
     }
 
     /**

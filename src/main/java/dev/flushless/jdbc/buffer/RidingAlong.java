@@ -56,7 +56,7 @@ final class RidingAlong {
         List<BufferedWrite> writes = buffer.take();
         server.beginServerTransaction();
         List<Step> steps = tx.plan(writes);
-        String text = sql.substring(0, query.textEnd());
+        String text = sql == query.sql() ? query.text() : sql.substring(0, query.textEnd());
         long start = System.nanoTime();
         try {
             BatchExecutor.QueryOutcome outcome = Attempt.run(

@@ -82,6 +82,17 @@ public final class TransactionBuffering {
         return enabled && !bypassed && !autoCommit;
     }
 
+    /**
+     * Whether a write of {@code kind} executed now might be buffered: an INSERT while the transaction buffers, an UPDATE
+     * only while rows it holds locked are known ({@link LockedUpdates}). A hint (the write's values may wait to reach
+     * pgjdbc's statement), never a decision.
+     */
+    public boolean mayBuffer(dev.flushless.jdbc.analysis.StatementDescription.Kind kind) {
+        return buffering()
+                && (kind == dev.flushless.jdbc.analysis.StatementDescription.Kind.INSERT
+                        || kind == dev.flushless.jdbc.analysis.StatementDescription.Kind.UPDATE && locks.any());
+    }
+
     /** True when writes are buffered now (they would ride ahead of the next statement sent). */
     public boolean hasBuffered() {
         return active() && !buffer.isEmpty();
@@ -103,7 +114,28 @@ public final class TransactionBuffering {
      * transaction goes on, which a write failing at a later call would break.
      */
     boolean buffering() {
-        return active() && savepoints.isEmpty() && !savepointText && !server.autosave();
+        return active() && pays && savepoints.isEmpty() && !savepointText && !server.autosave();
+    }
+
+    /** Times of this connection's reads, for {@link #pays}. */
+    private final ExchangeTimes exchanges = new ExchangeTimes();
+    /**
+     * Whether buffering pays in the open transaction ({@link ExchangeTimes#pays}); decided when the previous one ended,
+     * so one transaction never switches.
+     */
+    private boolean pays = true;
+
+    /** A read ran as sent in {@code nanos} (one round trip plus the server's work). */
+    public void readTook(long nanos) {
+        exchanges.add(nanos);
+    }
+
+    /**
+     * Whether the open transaction runs its writes as sent because the server is too near for buffering to pay
+     * ({@link dev.flushless.jdbc.FlushlessProperty#BUFFER_MIN_ROUND_TRIP_MICROS}).
+     */
+    public boolean tooNearToBuffer() {
+        return active() && !pays;
     }
 
     /** The application set {@code savepoint} (after the buffer was sent): pgjdbc sent its SAVEPOINT. */
@@ -141,6 +173,7 @@ public final class TransactionBuffering {
 
     /** The transaction ended: no savepoint of it is open any more. */
     void transactionEnded() {
+        pays = exchanges.pays(session.config().bufferMinRoundTripMicros());
         savepoints.clear();
         savepointText = false;
         locks.forget();
@@ -148,7 +181,7 @@ public final class TransactionBuffering {
 
     /** SQL text the application sends through a Statement: a {@code SAVEPOINT} among it opens an untracked scope. */
     public void noteText(String sql) {
-        if (active() && "savepoint".equals(dev.flushless.jdbc.analysis.SqlAnalyzer.leadingWord(sql))) {
+        if (active() && dev.flushless.jdbc.analysis.SqlAnalyzer.leadingWordIs(sql, "savepoint")) {
             savepointText = true;
         }
     }
@@ -521,8 +554,15 @@ public final class TransactionBuffering {
         }
         if (value) {
             commit(); // JDBC: switching autocommit on commits the open transaction
+        } else {
+            pays = exchanges.pays(session.config().bufferMinRoundTripMicros()); // a transaction starts
         }
         autoCommit = value;
+    }
+
+    /** Whether reads are timed for {@link #pays}: on a {@code mode=transaction} connection that may buffer. */
+    public boolean timesReads() {
+        return enabled && !bypassed && session.config().bufferMinRoundTripMicros() > 0;
     }
 
     public boolean getAutoCommit() throws SQLException {

@@ -101,6 +101,16 @@ final class TransactionEnd {
         }
     }
 
+    /** The round-trip time to this connection's server (found once: its host and port do not change). */
+    private RoundTripTime roundTrips;
+
+    private RoundTripTime roundTrips() {
+        if (roundTrips == null) {
+            roundTrips = RoundTripTime.of(tx.delegate());
+        }
+        return roundTrips;
+    }
+
     /** The COPY plan of a commit's buffered writes ({@link FlushPlanner#copyAtCommit}), or {@code null}. */
     private BatchPlan copyPlan(List<BufferedWrite> writes, boolean fused) throws SQLException {
         boolean pgjdbc = tx.delegate().isWrapperFor(org.postgresql.core.BaseConnection.class);
@@ -110,7 +120,7 @@ final class TransactionEnd {
                 0,
                 false,
                 pgjdbc,
-                RoundTripTime.of(tx.delegate()).micros(),
+                roundTrips().micros(),
                 fused,
                 !fused);
         return choice == CopyChoice.NEVER
@@ -130,14 +140,11 @@ final class TransactionEnd {
         long start = System.nanoTime();
         BatchExecutor.Outcome outcome;
         try {
-            outcome = Attempt.run(
-                    session,
-                    () -> CopyExecutor.run(tx.delegate(), plan.copy(), RoundTripTime.of(tx.delegate())),
-                    undone -> {
-                        server.beginServerTransaction();
-                        tx.afterUndone(undone, writes, "at commit()");
-                        return null;
-                    });
+            outcome = Attempt.run(session, () -> CopyExecutor.run(tx.delegate(), plan.copy(), roundTrips()), undone -> {
+                server.beginServerTransaction();
+                tx.afterUndone(undone, writes, "at commit()");
+                return null;
+            });
         } catch (SQLException e) {
             tx.failed = null;
             rollbackQuietly(e);

@@ -308,6 +308,14 @@ public final class Engine implements Session {
     }
 
     /**
+     * Whether a write of {@code kind} executed now may be buffered ({@code mode=transaction}, a transaction open, not
+     * bypassed): its setters' values may then be kept from pgjdbc's statement until it runs as sent, if it does.
+     */
+    public boolean mayBuffer(StatementDescription.Kind kind) {
+        return transactions.mayBuffer(kind);
+    }
+
+    /**
      * Whether a PreparedStatement of {@code kind} records its parameters: writes on a rewriting connection (for
      * batches and routes), and queries in {@code mode=transaction} (a locking read's key values tell which rows the
      * transaction holds locked) and with replicas (to re-apply them on a replica).
@@ -409,6 +417,13 @@ public final class Engine implements Session {
             throws SQLException {
         settleSchemaChange();
         if (keysRequested) {
+            return Decision.AS_SENT;
+        }
+        if (transactions.tooNearToBuffer()) {
+            // nothing is buffered in this transaction, so nothing rides along either; no group commit inside one
+            if (kind.isWrite()) {
+                stats.fallback(FallbackReason.NEAR_SERVER.get(), 1);
+            }
             return Decision.AS_SENT;
         }
         if (transactions.active()) {

@@ -77,6 +77,10 @@ public final class Rewriter {
      * their order because a table appears at most once per statement).
      */
     public static String insertChain(java.util.List<String> members) {
+        return RewriteMemo.text(() -> buildInsertChain(members), "insertChain", members);
+    }
+
+    private static String buildInsertChain(java.util.List<String> members) {
         StringBuilder out = new StringBuilder("WITH ");
         for (int i = 0; i < members.size(); i++) {
             out.append(i > 0 ? ",\n" : "")
@@ -145,6 +149,17 @@ public final class Rewriter {
      * parameter sent as an array of its own type (integers) rather than as {@code text[]}.
      */
     public static String insertUnnest(
+            StatementDescription insert, String[] casts, boolean[] nativeArrays, String returningSuffix) {
+        return RewriteMemo.text(
+                () -> buildInsertUnnest(insert, casts, nativeArrays, returningSuffix),
+                "insertUnnest",
+                insert,
+                casts,
+                nativeArrays,
+                returningSuffix);
+    }
+
+    private static String buildInsertUnnest(
             StatementDescription insert, String[] casts, boolean[] nativeArrays, String returningSuffix) {
         String sql = insert.sql();
         StringBuilder out = new StringBuilder(sql.length() + casts.length * 48 + 128);
@@ -331,12 +346,18 @@ public final class Rewriter {
      * ({@link #insertChain} adds {@code RETURNING 1} and checks its count).
      */
     public static String keyedMember(StatementDescription dml, int rows, String[] casts) {
-        return keyedWithoutReturning(dml, valuesRows(rows, casts));
+        return RewriteMemo.text(
+                () -> keyedWithoutReturning(dml, valuesRows(rows, casts)), "keyedMember", dml, rows, casts);
     }
 
     /** {@link #keyedMember} joined to unnested arrays (one SQL text for any row count). */
     public static String keyedMemberUnnest(StatementDescription dml, String[] casts, boolean[] nativeArrays) {
-        return keyedWithoutReturning(dml, " " + unnestRows(casts, nativeArrays) + " ");
+        return RewriteMemo.text(
+                () -> keyedWithoutReturning(dml, " " + unnestRows(casts, nativeArrays) + " "),
+                "keyedMemberUnnest",
+                dml,
+                casts,
+                nativeArrays);
     }
 
     private static String keyedWithoutReturning(StatementDescription dml, String rowsTable) {

@@ -110,16 +110,37 @@ final class ParameterRecording {
      * value a coalesced batch sends in its own form anyway. False: the caller hands the value to pgjdbc and records it.
      */
     boolean deferred(int index, Bind bind) throws SQLException {
-        if (recorder == null
-                || handedOver
-                || !accepted.get(index)
-                || recorder.rowCount() < mirrorLimit()
-                || prepared.isClosed()) {
+        if (recorder == null || handedOver) {
+            return false;
+        }
+        boolean single = false;
+        if (!accepted.get(index) || recorder.rowCount() < mirrorLimit()) {
+            // Not a row of a batch planned from its recorded values: a write that mode=transaction may buffer is
+            // deferred too, where pgjdbc would accept the position (one it accepted, or one of the parameters of a
+            // statement the analysis fully understood, which it counts as pgjdbc does).
+            single = engine.mayBuffer(leadingKind) && (accepted.get(index) || withinParameters(index));
+            if (!single) {
+                return false;
+            }
+        }
+        if (prepared.isClosed()) {
             return false;
         }
         recorder.set(index, bind);
         lagging = true;
         return true;
+    }
+
+    /** The statement's parameter count where its analysis fully understood it, else 0 (asked once). */
+    private int knownParameters = -1;
+
+    private boolean withinParameters(int index) {
+        if (knownParameters < 0) {
+            StatementDescription description = engine.analyzer().describe(sql);
+            knownParameters =
+                    description.isCoalescable() && description.isSingleStatement() ? description.parameterCount() : 0;
+        }
+        return index >= 1 && index <= knownParameters;
     }
 
     /** pgjdbc's setter of a value that {@link #set} may keep from pgjdbc until it is needed. */

@@ -5,21 +5,13 @@ import dev.flushless.jdbc.analysis.StatementDescription;
 import dev.flushless.jdbc.batch.BatchExecutor;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.engine.Engine;
-import java.io.InputStream;
-import java.io.Reader;
 import java.math.BigDecimal;
 import java.net.URL;
 import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
-import java.sql.NClob;
 import java.sql.PreparedStatement;
-import java.sql.Ref;
 import java.sql.ResultSet;
-import java.sql.RowId;
 import java.sql.SQLException;
 import java.sql.SQLType;
-import java.sql.SQLXML;
 import java.util.Calendar;
 import java.util.List;
 
@@ -32,7 +24,7 @@ import java.util.List;
  * batch, so that running it as sent needs no replay. Single executions ask the engine for their route, as a plain
  * Statement's do.
  */
-public class WrappedPreparedStatement extends PreparedStatementDelegation implements Engine.RecordedBatch {
+public class WrappedPreparedStatement extends UnkeptValueSetters implements Engine.RecordedBatch {
 
     /** The SQL text the application prepared. */
     final String sql;
@@ -90,6 +82,14 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     /** Before every execution: forget the last coalesced keys and an answered result, drop catalog facts after DDL. */
     private void beforeExecution() throws SQLException {
         recording.syncPgjdbc();
+        beforeRouting();
+    }
+
+    /**
+     * {@link #beforeExecution} but for pgjdbc's parameters, which a write that may be buffered gets only if it runs
+     * as sent ({@link #asSent()}, {@link ParameterRecording#deferred}).
+     */
+    private void beforeRouting() throws SQLException {
         resultsFromPgjdbc();
         coalescedKeys.forget();
         engine.invalidateAfter(leadingKind, sql);
@@ -109,7 +109,7 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     /** The route of this execution: as sent unless the statement records (a write on a rewriting connection). */
     private Engine.Decision route() throws SQLException {
-        beforeExecution();
+        beforeRouting();
         if (!recording.on() || prepared.isClosed()) {
             return null;
         }
@@ -118,13 +118,16 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
 
     /** pgjdbc, after the engine sent what must precede this statement and counted it. */
     private PreparedStatement asSent() throws SQLException {
+        recording.syncPgjdbc();
         engine.beforeAsSent(sql, leadingKind);
         return prepared;
     }
 
     private long answered(Engine.Decision decision) throws SQLException {
-        return acknowledge(engine.run(
-                decision, sql, recording.current(), prepared.getQueryTimeout(), prepared::executeLargeUpdate));
+        return acknowledge(engine.run(decision, sql, recording.current(), prepared.getQueryTimeout(), () -> {
+            recording.syncPgjdbc();
+            return prepared.executeLargeUpdate();
+        }));
     }
 
     private static boolean asSent(Engine.Decision decision) {
@@ -150,7 +153,13 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         if (ridden != null) {
             return ridden;
         }
-        ResultSet rows = asSent().executeQuery();
+        PreparedStatement sent = asSent();
+        boolean timed = engine.transactions().timesReads();
+        long start = timed ? System.nanoTime() : 0;
+        ResultSet rows = sent.executeQuery();
+        if (timed) {
+            engine.transactions().readTook(System.nanoTime() - start);
+        }
         if (recording.on()) {
             engine.queried(description(), recording.current(), rows);
         }
@@ -264,6 +273,20 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
     public void close() throws SQLException {
         coalescedKeys.forget();
         super.close();
+    }
+
+    /** pgjdbc describes the statement with the types of the values set so far: they reach it first. */
+    @Override
+    public java.sql.ResultSetMetaData getMetaData() throws SQLException {
+        recording.syncPgjdbc();
+        return super.getMetaData();
+    }
+
+    /** As {@link #getMetaData}: the parameter types pgjdbc reports include those of the values set. */
+    @Override
+    public java.sql.ParameterMetaData getParameterMetaData() throws SQLException {
+        recording.syncPgjdbc();
+        return super.getParameterMetaData();
     }
 
     @Override
@@ -437,159 +460,13 @@ public class WrappedPreparedStatement extends PreparedStatementDelegation implem
         recording.record(parameterIndex, bind);
     }
 
-    // ---- setters whose values are not kept: recording stops first ----
-
     @Override
-    public void setAsciiStream(int parameterIndex, InputStream x, int length) throws SQLException {
+    void unkeptValue() throws SQLException {
         recording.unkeptValue();
-        prepared.setAsciiStream(parameterIndex, x, length);
     }
 
     @Override
-    public void setAsciiStream(int parameterIndex, InputStream x, long length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setAsciiStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setAsciiStream(int parameterIndex, InputStream x) throws SQLException {
-        recording.unkeptValue();
-        prepared.setAsciiStream(parameterIndex, x);
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public void setUnicodeStream(int parameterIndex, InputStream x, int length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setUnicodeStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setBinaryStream(int parameterIndex, InputStream x, int length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setBinaryStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setBinaryStream(int parameterIndex, InputStream x, long length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setBinaryStream(parameterIndex, x, length);
-    }
-
-    @Override
-    public void setBinaryStream(int parameterIndex, InputStream x) throws SQLException {
-        recording.unkeptValue();
-        prepared.setBinaryStream(parameterIndex, x);
-    }
-
-    @Override
-    public void setCharacterStream(int parameterIndex, Reader reader, int length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setCharacterStream(parameterIndex, reader, length);
-    }
-
-    @Override
-    public void setCharacterStream(int parameterIndex, Reader reader, long length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setCharacterStream(parameterIndex, reader, length);
-    }
-
-    @Override
-    public void setCharacterStream(int parameterIndex, Reader reader) throws SQLException {
-        recording.unkeptValue();
-        prepared.setCharacterStream(parameterIndex, reader);
-    }
-
-    @Override
-    public void setNCharacterStream(int parameterIndex, Reader value, long length) throws SQLException {
-        recording.unkeptValue();
-        prepared.setNCharacterStream(parameterIndex, value, length);
-    }
-
-    @Override
-    public void setNCharacterStream(int parameterIndex, Reader value) throws SQLException {
-        recording.unkeptValue();
-        prepared.setNCharacterStream(parameterIndex, value);
-    }
-
-    @Override
-    public void setRef(int parameterIndex, Ref x) throws SQLException {
-        recording.unkeptValue();
-        prepared.setRef(parameterIndex, x);
-    }
-
-    @Override
-    public void setRowId(int parameterIndex, RowId x) throws SQLException {
-        recording.unkeptValue();
-        prepared.setRowId(parameterIndex, x);
-    }
-
-    /**
-     * Before a setter whose value makes pgjdbc create a large object: recording stops, and the server transaction opens
-     * (see TransactionBuffering#beforeLargeObject).
-     */
-    private void largeObject() throws SQLException {
-        recording.unkeptValue();
+    void beforeLargeObject() throws SQLException {
         engine.transactions().beforeLargeObject();
-    }
-
-    @Override
-    public void setBlob(int parameterIndex, Blob x) throws SQLException {
-        largeObject();
-        prepared.setBlob(parameterIndex, x);
-    }
-
-    @Override
-    public void setBlob(int parameterIndex, InputStream inputStream, long length) throws SQLException {
-        largeObject();
-        prepared.setBlob(parameterIndex, inputStream, length);
-    }
-
-    @Override
-    public void setBlob(int parameterIndex, InputStream inputStream) throws SQLException {
-        largeObject();
-        prepared.setBlob(parameterIndex, inputStream);
-    }
-
-    @Override
-    public void setClob(int parameterIndex, Clob x) throws SQLException {
-        largeObject();
-        prepared.setClob(parameterIndex, x);
-    }
-
-    @Override
-    public void setClob(int parameterIndex, Reader reader, long length) throws SQLException {
-        largeObject();
-        prepared.setClob(parameterIndex, reader, length);
-    }
-
-    @Override
-    public void setClob(int parameterIndex, Reader reader) throws SQLException {
-        largeObject();
-        prepared.setClob(parameterIndex, reader);
-    }
-
-    @Override
-    public void setNClob(int parameterIndex, NClob value) throws SQLException {
-        largeObject();
-        prepared.setNClob(parameterIndex, value);
-    }
-
-    @Override
-    public void setNClob(int parameterIndex, Reader reader, long length) throws SQLException {
-        largeObject();
-        prepared.setNClob(parameterIndex, reader, length);
-    }
-
-    @Override
-    public void setNClob(int parameterIndex, Reader reader) throws SQLException {
-        largeObject();
-        prepared.setNClob(parameterIndex, reader);
-    }
-
-    @Override
-    public void setSQLXML(int parameterIndex, SQLXML xmlObject) throws SQLException {
-        recording.unkeptValue();
-        prepared.setSQLXML(parameterIndex, xmlObject);
     }
 }

@@ -1,0 +1,155 @@
+package dev.flushless.jdbc.buffer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.flushless.jdbc.FlushlessConnection;
+import dev.flushless.jdbc.testing.LatencyProxy;
+import dev.flushless.jdbc.testing.PostgresExtension;
+import dev.flushless.jdbc.testing.RoundTripCountingSocketFactory;
+import dev.flushless.jdbc.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code flushless.bufferMinRoundTripMicros}: a transaction buffers its writes only where the connection's reads take
+ * at least that long; nearer, they run as sent (counted as {@code near-server}), with bare pgjdbc's round trips. The
+ * thresholds are chosen far from any time the test takes (1 s against a local read; 1 ms against a proxy that delays
+ * each way by 2 ms), so no assertion depends on the machine's speed.
+ */
+@ExtendWith(PostgresExtension.class)
+class NearServerTest {
+
+    private TestDatabase db;
+
+    @BeforeEach
+    void schema(TestDatabase db) throws SQLException {
+        this.db = db;
+        db.execute("DROP TABLE IF EXISTS ns_row", "CREATE TABLE ns_row (id int PRIMARY KEY, note text)");
+    }
+
+    private record Session(Connection connection, RoundTripCountingSocketFactory.Counter socket) {}
+
+    private Session open(String url) throws SQLException {
+        String key = "near-" + UUID.randomUUID();
+        Properties properties = db.credentials();
+        properties.putAll(RoundTripCountingSocketFactory.properties(key));
+        Connection c = DriverManager.getConnection(url, properties);
+        c.setAutoCommit(false);
+        return new Session(c, RoundTripCountingSocketFactory.counter(key));
+    }
+
+    private static void reads(Connection c, int n) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM ns_row WHERE id > ?")) {
+            for (int i = 0; i < n; i++) {
+                ps.setInt(1, i);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                }
+            }
+        }
+    }
+
+    /** Three INSERTs and a commit; returns the round trips they took. */
+    private static long writes(Session s, int firstId) throws SQLException {
+        long before = s.socket().roundTrips();
+        try (PreparedStatement ps = s.connection().prepareStatement("INSERT INTO ns_row (id, note) VALUES (?, ?)")) {
+            for (int id = firstId; id < firstId + 3; id++) {
+                ps.setInt(1, id);
+                ps.setString(2, "n" + id);
+                assertEquals(1, ps.executeUpdate());
+            }
+        }
+        s.connection().commit();
+        return s.socket().roundTrips() - before;
+    }
+
+    private static long nearServer(Connection c) throws SQLException {
+        return c.unwrap(FlushlessConnection.class).report().fallbacks().entrySet().stream()
+                .filter(e -> e.getKey().startsWith("near-server"))
+                .mapToLong(java.util.Map.Entry::getValue)
+                .sum();
+    }
+
+    private long bareTrips(int firstId) throws SQLException {
+        Session bare = open(db.pgjdbcUrl());
+        try (Connection c = bare.connection()) {
+            return writes(bare, firstId);
+        }
+    }
+
+    @Test
+    void nearerThanTheThresholdAtransactionRunsItsWritesAsSent() throws SQLException {
+        Session s = open(db.flushlessUrl("flushless.mode=transaction&flushless.bufferMinRoundTripMicros=1000000"));
+        try (Connection c = s.connection()) {
+            reads(c, ExchangeTimes.MIN_SAMPLES);
+            c.commit(); // the next transaction decides with the reads timed
+            assertEquals(bareTrips(100), writes(s, 1), "as sent: bare pgjdbc's round trips");
+            assertEquals(
+                    3,
+                    nearServer(c),
+                    c.unwrap(FlushlessConnection.class).report().toString());
+        }
+        try (Statement check = db.bare().createStatement();
+                ResultSet rs = check.executeQuery("SELECT count(*) FROM ns_row WHERE id < 100")) {
+            rs.next();
+            assertEquals(3, rs.getInt(1));
+        }
+    }
+
+    @Test
+    void untilReadsAreTimedAndWithinOneTransactionTheDecisionStands() throws SQLException {
+        Session s = open(db.flushlessUrl("flushless.mode=transaction&flushless.bufferMinRoundTripMicros=1000000"));
+        try (Connection c = s.connection()) {
+            writes(s, 1000); // reads the table's catalog facts (one round trip of its own)
+            assertEquals(1, writes(s, 1), "no read timed yet: buffered, sent with the COMMIT");
+            reads(c, ExchangeTimes.MIN_SAMPLES); // this transaction decided at its start: it still buffers
+            assertEquals(1, writes(s, 4), "the reads' transaction still buffered its writes");
+            long asSent = writes(s, 7);
+            assertTrue(asSent > 1, "the next transaction runs its writes as sent: " + asSent);
+            assertEquals(3, nearServer(c));
+        }
+    }
+
+    @Test
+    void aServerFartherThanTheThresholdBuffers() throws Exception {
+        try (LatencyProxy proxy = LatencyProxy.forUrl(db.pgjdbcUrl(), 2_000)) {
+            Session s = open(proxy.proxiedUrl(
+                    db.flushlessUrl("flushless.mode=transaction&flushless.bufferMinRoundTripMicros=1000")));
+            try (Connection c = s.connection()) {
+                writes(s, 1000); // reads the table's catalog facts (one round trip of its own)
+                reads(c, ExchangeTimes.MIN_SAMPLES);
+                c.commit();
+                assertEquals(1, writes(s, 1), "buffered, sent with the COMMIT");
+                assertFalse(nearServer(c) > 0);
+            }
+        }
+    }
+
+    @Test
+    void theEstimateIsTheLeastOfTheLastWindowOfReads() {
+        ExchangeTimes times = new ExchangeTimes();
+        assertTrue(times.pays(150), "nothing timed: buffer");
+        for (int i = 0; i < ExchangeTimes.MIN_SAMPLES; i++) {
+            times.add(50_000);
+        }
+        assertFalse(times.pays(150));
+        assertTrue(times.pays(0), "0: always");
+        for (int i = 0; i < ExchangeTimes.WINDOW; i++) {
+            times.add(2_000_000);
+        }
+        assertTrue(times.pays(150), "the near reads left the window");
+        times.add(100_000);
+        assertFalse(times.pays(150), "one near read is enough");
+    }
+}
