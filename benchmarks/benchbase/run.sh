@@ -95,6 +95,7 @@ cp="$jar:$deps:$BENCHBASE_HOME/benchbase.jar:$BENCHBASE_HOME/lib/*"
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${out:-$root/benchmarks/results/$stamp-benchbase}
+mkdir -p "$out" && out=$(cd "$out" && pwd) # absolute: BenchBase runs from BENCHBASE_HOME
 mkdir -p "$out/raw"
 tsv="$out/runs.tsv"
 [[ -f "$tsv" ]] || printf 'workload\tisolation\tterminals\tdelay_ms\tvariant\tround\tgoodput\tthroughput\tp50_ms\tp95_ms\tp99_ms\tround_trips\tconsistency\tserver\tclient_cpu_s\treport\n' >"$tsv"
