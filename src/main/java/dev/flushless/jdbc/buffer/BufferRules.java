@@ -125,7 +125,7 @@ public final class BufferRules {
             "clock_timestamp", "statement_timestamp", "timeofday", "nextval", "currval", "lastval", "setval", "random");
 
     /**
-     * Why {@code row} of {@code update} cannot be buffered, or {@code null}: its update count must be known in advance
+     * Why {@code update} cannot be buffered, or {@code null}: its update count must be known in advance
      * and sending it later must not change what it does or what it waits for. That holds for an UPDATE of one row that
      * the transaction holds locked ({@code locks}) at a strength covering the UPDATE:
      * <ul>
@@ -146,17 +146,10 @@ public final class BufferRules {
      * </ul>
      * An error it raises when sent (a CHECK constraint, a value out of range) surfaces later, as with a buffered
      * INSERT (documented deviation 1).
-     */
-    public static String whyNotBufferableUpdate(
-            StatementDescription update, Bind[] row, TableInfo table, LockedRows locks) {
-        String statementReason = whyNotBufferableUpdate(update, table);
-        return statementReason != null ? statementReason : whyNotBufferableUpdateRow(update, row, table, locks);
-    }
-
-    /**
-     * The part of {@link #whyNotBufferableUpdate(StatementDescription, Bind[], TableInfo, LockedRows)} that depends on
-     * the statement and its table only, not on the row: the same answer for every execution of one statement into one
-     * table's facts, so the driver may keep it ({@code LockedUpdates}).
+     *
+     * <p>This is the part that depends on the statement and its table only: the same answer for every execution of
+     * one statement into one table's facts, so the driver keeps it ({@code LockedUpdates}). The row's part (every
+     * parameter set, no key NULL, the row held locked) is {@link #whyNotBufferableUpdateRow}.
      */
     public static String whyNotBufferableUpdate(StatementDescription update, TableInfo table) {
         if (update.kind() != StatementDescription.Kind.UPDATE) {
@@ -205,9 +198,8 @@ public final class BufferRules {
     }
 
     /**
-     * The part of {@link #whyNotBufferableUpdate(StatementDescription, Bind[], TableInfo, LockedRows)} that depends on
-     * the row, for a statement whose statement-level part ({@link #whyNotBufferableUpdate(StatementDescription,
-     * TableInfo)}) found nothing: every parameter set, no key value NULL, the row held locked.
+     * Why {@code row} of {@code update} cannot be buffered, for a statement {@link #whyNotBufferableUpdate} found
+     * nothing against: every parameter set, no key value NULL, the row held locked ({@code locks}).
      */
     public static String whyNotBufferableUpdateRow(
             StatementDescription update, Bind[] row, TableInfo table, LockedRows locks) {

@@ -125,6 +125,11 @@ public final class TransactionBuffering {
      */
     private boolean pays = true;
 
+    /** Decides {@link #pays} for the transaction that starts next. */
+    private void decidePays() {
+        pays = exchanges.pays(session.config().bufferMinRoundTripMicros());
+    }
+
     /** A read ran as sent in {@code nanos} (one round trip plus the server's work). */
     public void readTook(long nanos) {
         exchanges.add(nanos);
@@ -173,7 +178,7 @@ public final class TransactionBuffering {
 
     /** The transaction ended: no savepoint of it is open any more. */
     void transactionEnded() {
-        pays = exchanges.pays(session.config().bufferMinRoundTripMicros());
+        decidePays();
         savepoints.clear();
         savepointText = false;
         locks.forget();
@@ -555,7 +560,7 @@ public final class TransactionBuffering {
         if (value) {
             commit(); // JDBC: switching autocommit on commits the open transaction
         } else {
-            pays = exchanges.pays(session.config().bufferMinRoundTripMicros()); // a transaction starts
+            decidePays(); // a transaction starts
         }
         autoCommit = value;
     }

@@ -308,14 +308,6 @@ public final class Engine implements Session {
     }
 
     /**
-     * Whether a write of {@code kind} executed now may be buffered ({@code mode=transaction}, a transaction open, not
-     * bypassed): its setters' values may then be kept from pgjdbc's statement until it runs as sent, if it does.
-     */
-    public boolean mayBuffer(StatementDescription.Kind kind) {
-        return transactions.mayBuffer(kind);
-    }
-
-    /**
      * Whether a PreparedStatement of {@code kind} records its parameters: writes on a rewriting connection (for
      * batches and routes), and queries in {@code mode=transaction} (a locking read's key values tell which rows the
      * transaction holds locked) and with replicas (to re-apply them on a replica).

@@ -118,7 +118,7 @@ final class ParameterRecording {
             // Not a row of a batch planned from its recorded values: a write that mode=transaction may buffer is
             // deferred too, where pgjdbc would accept the position (one it accepted, or one of the parameters of a
             // statement the analysis fully understood, which it counts as pgjdbc does).
-            single = engine.mayBuffer(leadingKind) && (accepted.get(index) || withinParameters(index));
+            single = engine.transactions().mayBuffer(leadingKind) && (accepted.get(index) || withinParameters(index));
             if (!single) {
                 return false;
             }
