@@ -61,6 +61,12 @@ public enum FallbackReason {
             "batch of %s %s, below flushless.minBatchRows (%s): coalescing would cost more than it saves",
             "a batch smaller than flushless.minBatchRows (50 on PostgreSQL by default): coalescing would cost more than"
                     + " it saves"),
+    FIRST_BATCH(
+            "first-batch",
+            "the connection's first batch into the table in this transaction (flushless.coalesceFirstBatch=false): its"
+                    + " catalog facts are read with the COMMIT",
+            "the connection's first batch into a table whose catalog facts it has not read, inside a transaction, runs"
+                    + " as sent (bare pgjdbc's round trips); the facts are read in the COMMIT's round trip"),
     FIRST_WRITE(
             "first-write",
             "the connection's first write into the table (flushless.bufferFirstWrite=false)",

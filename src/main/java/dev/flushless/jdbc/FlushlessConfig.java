@@ -169,6 +169,11 @@ public final class FlushlessConfig {
         return rows != 0 ? Math.max(rows, 2) : yugabyte ? 2 : 50;
     }
 
+    /** See {@link FlushlessProperty#COALESCE_FIRST_BATCH}. */
+    public boolean coalesceFirstBatch() {
+        return booleanValue(FlushlessProperty.COALESCE_FIRST_BATCH);
+    }
+
     /** See {@link FlushlessProperty#BUFFER_FIRST_WRITE}. */
     public boolean bufferFirstWrite() {
         return booleanValue(FlushlessProperty.BUFFER_FIRST_WRITE);

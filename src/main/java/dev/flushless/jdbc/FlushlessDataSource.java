@@ -221,6 +221,16 @@ public class FlushlessDataSource implements DataSource {
         return getInt(FlushlessProperty.MIN_BATCH_ROWS);
     }
 
+    /** {@link FlushlessProperty#COALESCE_FIRST_BATCH}. */
+    public void setCoalesceFirstBatch(boolean coalesce) {
+        set(FlushlessProperty.COALESCE_FIRST_BATCH, Boolean.toString(coalesce));
+    }
+
+    /** {@link FlushlessProperty#COALESCE_FIRST_BATCH}, as set or its default. */
+    public boolean getCoalesceFirstBatch() {
+        return getBoolean(FlushlessProperty.COALESCE_FIRST_BATCH);
+    }
+
     /** {@link FlushlessProperty#BUFFER_FIRST_WRITE}. */
     public void setBufferFirstWrite(boolean buffer) {
         set(FlushlessProperty.BUFFER_FIRST_WRITE, Boolean.toString(buffer));

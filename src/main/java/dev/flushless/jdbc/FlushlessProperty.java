@@ -81,6 +81,21 @@ public enum FlushlessProperty {
                     + " (0 = auto: 50 on PostgreSQL, 2 on YugabyteDB)"),
 
     /**
+     * Whether a connection's first batch into a table whose catalog facts it has not read is coalesced inside a
+     * transaction. Off by default on PostgreSQL: the facts take a query of their own (one round trip), so coalescing
+     * such a batch would cost one round trip more than pgjdbc's own pipelined batch of up to
+     * {@code Batches.FIRST_BATCH_MAX_ROWS} rows; instead it runs as sent, with bare pgjdbc's round trips, and the facts
+     * are read in the round trip of the transaction's COMMIT, so that the table's next batches are coalesced.
+     * Autocommit batches (nothing to ride on), larger batches (which pgjdbc sends in several round trips) and YugabyteDB
+     * (where every statement as sent costs more) read the facts first, as with {@code true}.
+     */
+    COALESCE_FIRST_BATCH(
+            "flushless.coalesceFirstBatch",
+            false,
+            "Coalesce even a connection's first batch into a table inside a transaction (reads the table's catalog facts"
+                    + " at once; by default that batch runs as sent and the facts are read with the COMMIT)"),
+
+    /**
      * {@code mode=transaction}: whether a connection's first single write into a table is buffered. Off by default:
      * buffering needs the table's catalog facts (a query of about 3-20 ms on a fresh server session, more than the
      * round trip the buffering saves), so the first write runs as sent and the facts are read at the second write

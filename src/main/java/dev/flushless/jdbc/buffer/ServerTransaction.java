@@ -76,6 +76,11 @@ final class ServerTransaction {
         return state != null && state != org.postgresql.core.TransactionState.IDLE;
     }
 
+    /** True when pgjdbc has a server transaction open that has not failed. */
+    boolean serverTransactionHealthy() {
+        return transactionState(delegate()) == org.postgresql.core.TransactionState.OPEN;
+    }
+
     /**
      * pgjdbc's {@code setAutoCommit}: switching autocommit on inside a transaction makes pgjdbc send COMMIT, a round
      * trip the report counts as transaction control.

@@ -35,7 +35,7 @@ final class TransactionEnd {
 
     void commit() throws SQLException {
         if (!tx.active()) {
-            server.commitInPgjdbc(); // pgjdbc's own "autocommit is on" error
+            commitReadingFacts();
             return;
         }
         tx.transactionEnded();
@@ -99,6 +99,33 @@ final class TransactionEnd {
                 server.endServerTransaction();
             }
         }
+    }
+
+    /**
+     * A commit outside buffering: pgjdbc's, carrying the catalog reads of the tables whose first batch of the
+     * transaction ran as sent (the first-batch rule, {@code Batches.firstBatchAsSent}) in front of the COMMIT, one round
+     * trip ({@link dev.flushless.jdbc.session.TableCatalog#readPendingThenCommit}). Not in an aborted transaction, where
+     * pgjdbc's COMMIT reports the failure as it does.
+     */
+    private void commitReadingFacts() throws SQLException {
+        dev.flushless.jdbc.session.TableCatalog catalog = session.catalog();
+        if (catalog.hasPending()) {
+            if (tx.delegate().getAutoCommit() || !server.serverTransactionHealthy()) {
+                catalog.dropPending();
+            } else {
+                boolean committed;
+                try {
+                    committed = catalog.readPendingThenCommit(tx.delegate());
+                } finally {
+                    session.stats().transactionControl(); // the COMMIT's round trip, which the reads share
+                }
+                if (committed) {
+                    server.commitInPgjdbc(); // sends nothing: the COMMIT ran
+                    return;
+                }
+            }
+        }
+        server.commitInPgjdbc(); // pgjdbc's own "autocommit is on" error
     }
 
     /** The round-trip time to this connection's server (found once: its host and port do not change). */
@@ -181,6 +208,7 @@ final class TransactionEnd {
 
     void rollback() throws SQLException {
         if (!tx.active()) {
+            session.catalog().dropPending();
             server.rollbackInPgjdbc(); // pgjdbc's own "autocommit is on" error
             return;
         }

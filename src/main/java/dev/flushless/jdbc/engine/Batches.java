@@ -100,6 +100,40 @@ final class Batches {
         return rows >= minRows ? null : FallbackReason.SMALL_BATCH.because(rows, what, minRows);
     }
 
+    /**
+     * The most rows of a batch that runs as sent while its table's facts are read with the COMMIT ({@link
+     * #firstBatchAsSent}): pgjdbc sends a batch's statements with one Sync, one round trip, until its estimate of
+     * their replies (250 bytes each, QueryExecutorImpl.flushIfDeadlockRisk) reaches 64,000 bytes, i.e. up to 255
+     * statements with its BEGIN. A larger batch costs pgjdbc two round trips or more, no fewer than the catalog read
+     * and the coalesced statement.
+     */
+    static final int FIRST_BATCH_MAX_ROWS = 250;
+
+    /**
+     * The first-batch rule ({@code flushless.coalesceFirstBatch=false}): whether a coalescable batch of {@code rows}
+     * rows into a table whose catalog facts are not read runs as sent, its facts read in the round trip of the
+     * transaction's COMMIT. Reading them first would cost a round trip that pgjdbc's own batch of up to {@link
+     * #FIRST_BATCH_MAX_ROWS} rows does not need; so the connection's first batch into a table costs bare pgjdbc's
+     * round trips, and the table's later batches are coalesced. Only inside a transaction (an autocommit batch has no
+     * COMMIT to ride on) and on PostgreSQL (on YugabyteDB a statement as sent costs more than a round trip). Pure.
+     */
+    static boolean firstBatchAsSent(boolean coalesceFirstBatch, boolean yugabyte, boolean autocommit, int rows) {
+        return !coalesceFirstBatch && !yugabyte && !autocommit && rows <= FIRST_BATCH_MAX_ROWS;
+    }
+
+    /**
+     * {@link #firstBatchAsSent} for this connection's batch of {@code description}: outside transaction mode's
+     * buffering (which reads facts as it needs them), for the table's first batch in this transaction whose facts are
+     * not cached; it notes the table so that the COMMIT reads its facts ({@link TableCatalog#readAtCommit}).
+     */
+    private boolean readsFactsAtCommit(StatementDescription description, int rows) throws SQLException {
+        return description.isCoalescable()
+                && !transactions.active()
+                && firstBatchAsSent(config.coalesceFirstBatch(), server.yugabyte(), delegate.getAutoCommit(), rows)
+                && !catalog.isCached(description.targetTable())
+                && catalog.readAtCommit(description.targetTable());
+    }
+
     /** Fallback plan of a batch whose table's catalog facts could not be read. */
     static BatchPlan catalogLookupFailed(SQLException e) {
         return BatchPlan.fallback(FallbackReason.CATALOG_LOOKUP_FAILED, e.getSQLState());
@@ -213,6 +247,11 @@ final class Batches {
             return asSent(batch, rows);
         }
         StatementDescription description = batch.description();
+        if (readsFactsAtCommit(description, rows.size())) {
+            transactions.beforeServerStatement(sql);
+            stats.fallback(FallbackReason.FIRST_BATCH.get(), rows.size());
+            return asSent(batch, rows);
+        }
         SessionFacts session = engine.sessionFacts();
         BatchPlan plan = plan(
                 batch,

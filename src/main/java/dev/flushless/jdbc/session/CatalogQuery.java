@@ -69,6 +69,66 @@ final class CatalogQuery {
         execute(connection, parts, state != TransactionState.FAILED);
     }
 
+    /** How {@link #runThenCommit} ended. */
+    enum AtCommit {
+        /** Committed, and every part's rows were read. */
+        READ,
+        /** Committed, but a part's rows could not be read: the facts stay unread. */
+        UNREAD,
+        /** Not committed: a part failed and was undone (its locks released); the COMMIT is still to be sent. */
+        NOT_COMMITTED
+    }
+
+    /**
+     * Runs {@code parts} in the connection's open, healthy transaction and then its COMMIT, in one round trip:
+     * {@code SAVEPOINT; parts; RELEASE SAVEPOINT; COMMIT}. The catalog locks the parts take end with that COMMIT, in the
+     * same round trip, so they are held no longer than the application's own COMMIT takes (lock neutrality). A part
+     * that fails leaves the transaction aborted: it is rolled back to the savepoint, which restores the transaction and
+     * releases the part's locks, and the caller sends the COMMIT as pgjdbc does ({@link AtCommit#NOT_COMMITTED}; the
+     * part's error is dropped, since the application asked for no catalog read). An error of the COMMIT itself (a
+     * deferred constraint, a serialization failure) ends the transaction on the server and is thrown, with the
+     * server's SQLState and message, as pgjdbc's {@code commit()} throws it.
+     */
+    static AtCommit runThenCommit(Connection connection, List<Part> parts) throws SQLException {
+        StringBuilder sql = new StringBuilder("SAVEPOINT ").append(SAVEPOINT);
+        for (Part part : parts) {
+            sql.append(";\n").append(part.sql());
+        }
+        sql.append(";\nRELEASE SAVEPOINT ").append(SAVEPOINT).append(";\nCOMMIT");
+        try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < parts.size(); i++) {
+                ps.setObject(i + 1, parts.get(i).parameter());
+            }
+            try {
+                ps.execute(); // SAVEPOINT: no rows
+            } catch (SQLException e) {
+                TransactionState state = transactionState(connection);
+                if (isConnectionError(e) || state != TransactionState.FAILED) {
+                    throw e; // the COMMIT ran and failed (the transaction is over), or the connection is gone
+                }
+                undo(connection, e);
+                if (transactionState(connection) != TransactionState.OPEN) {
+                    throw e; // the undo failed too: the transaction is aborted, as the error says
+                }
+                return AtCommit.NOT_COMMITTED;
+            }
+            // Everything ran, the COMMIT too: from here on only reading the rows can fail, which loses the facts only.
+            try {
+                for (Part part : parts) {
+                    if (!ps.getMoreResults()) {
+                        return AtCommit.UNREAD;
+                    }
+                    try (ResultSet rows = ps.getResultSet()) {
+                        part.reader().read(rows);
+                    }
+                }
+                return AtCommit.READ;
+            } catch (SQLException | RuntimeException e) {
+                return AtCommit.UNREAD;
+            }
+        }
+    }
+
     private static TransactionState transactionState(Connection connection) {
         try {
             if (connection.isWrapperFor(BaseConnection.class)) {

@@ -383,6 +383,71 @@ public final class TableCatalog {
         return info;
     }
 
+    /**
+     * Tables (as written in the SQL) whose first batch in the current transaction ran as sent while their facts were not
+     * read ({@code flushless.coalesceFirstBatch=false}): their facts are read with the COMMIT ({@link #readPendingThenCommit}).
+     */
+    private final java.util.Set<String> pending = new java.util.LinkedHashSet<>();
+
+    /**
+     * Notes that {@code table}'s facts are to be read with the transaction's COMMIT; false when they already were noted
+     * (a second batch of the table in the same transaction reads them at once).
+     */
+    public boolean readAtCommit(String table) {
+        return !unreadAtCommit.contains(table) && pending.add(table);
+    }
+
+    /**
+     * Tables whose facts a COMMIT could not read (a catalog query failed): their batches read the facts first, with
+     * the failure handling of that path, rather than cost a failed read at every COMMIT.
+     */
+    private final java.util.Set<String> unreadAtCommit = ConcurrentHashMap.newKeySet();
+
+    /** Whether facts are to be read with the COMMIT. */
+    public boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    /** Forgets the facts to be read with the COMMIT (a rollback, or a COMMIT that cannot carry them). */
+    public void dropPending() {
+        pending.clear();
+    }
+
+    /**
+     * Sends the open transaction's COMMIT with the catalog queries of the pending tables in front of it, one round trip,
+     * and caches what they read ({@link CatalogQuery#runThenCommit}). Returns false when the COMMIT is still to be sent
+     * (a lookup failed and was undone; its error is dropped, the facts are read at the table's next batch); an error of
+     * the COMMIT itself is thrown as pgjdbc's {@code commit()} would throw it.
+     */
+    public boolean readPendingThenCommit(Connection connection) throws SQLException {
+        List<String> tables = new ArrayList<>(pending);
+        pending.clear();
+        Facts current = facts;
+        long generation = current.generation.get();
+        long epoch = EPOCH.get();
+        long now = System.nanoTime();
+        List<LookupRows> rows = new ArrayList<>();
+        List<CatalogQuery.Part> parts = new ArrayList<>();
+        for (String table : tables) {
+            LookupRows read = new LookupRows();
+            rows.add(read);
+            parts.add(new CatalogQuery.Part(CatalogSql.LOOKUP, table, read::read));
+        }
+        CatalogQuery.AtCommit outcome = CatalogQuery.runThenCommit(connection, parts);
+        if (outcome != CatalogQuery.AtCommit.READ) {
+            unreadAtCommit.addAll(tables);
+        }
+        if (outcome == CatalogQuery.AtCommit.NOT_COMMITTED) {
+            return false;
+        }
+        if (outcome == CatalogQuery.AtCommit.READ && current.generation.get() == generation) {
+            for (int i = 0; i < tables.size(); i++) {
+                current.tables.put(tables.get(i), new Read(rows.get(i).info(), now, epoch));
+            }
+        }
+        return true;
+    }
+
     /** Tables (as written in the SQL) this connection has written once without reading their facts. */
     private final java.util.Set<String> writtenOnce = ConcurrentHashMap.newKeySet();
 
