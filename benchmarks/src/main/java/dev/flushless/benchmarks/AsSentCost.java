@@ -37,7 +37,9 @@ import java.util.Locale;
  * {@code --prefix} for the table names (default {@code ascpu_<pid>_}, so that runs side by side do not share tables).
  * {@code --workload w8} measures W8's operation instead (one single-row autocommit INSERT through a one-connection
  * HikariCP pool; {@code --rows 1}); its side {@code flushless_group_commit} has {@code flushless.groupCommit=true}, so a
- * lone writer's cost of the group-commit path shows.
+ * lone writer's cost of the group-commit path shows. {@code --workload
+ * payment} measures one TPC-C Payment-shaped transaction ({@link PaymentOp}; {@code --rows 1}); its side {@code
+ * flushless_transaction_buffering} buffers however near the server is ({@code flushless.bufferMinRoundTripMicros=0}).
  */
 public final class AsSentCost {
 
@@ -67,15 +69,23 @@ public final class AsSentCost {
             this.insert = "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)";
         }
 
+        /** The Payment transaction of a {@code --workload payment} side, or null. */
+        PaymentOp payment;
+
         /** The pool of a {@code --workload w8} side (one connection), or null. */
         com.zaxxer.hikari.HikariDataSource pool;
 
         /**
          * One W7 operation ({@link InsertRows#insertBatch}, then commit, as {@link InsertRows#insert} runs it), or with
          * {@link #pool} one W8 operation: a single-row autocommit INSERT through HikariCP, as {@link W8PairedThroughput}
-         * runs it (borrow, {@code prepareStatement}, three parameters, {@code executeUpdate}, close both).
+         * runs it (borrow, {@code prepareStatement}, three parameters, {@code executeUpdate}, close both), or with
+         * {@link #payment} one Payment-shaped transaction.
          */
         void op(int rows) throws SQLException {
+            if (payment != null) {
+                payment.run(connection);
+                return;
+            }
             if (pool != null) {
                 long id = nextId++;
                 try (Connection c = pool.getConnection();
@@ -106,6 +116,7 @@ public final class AsSentCost {
         int seconds = 0;
         String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
         boolean w8 = false;
+        boolean payment = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -123,11 +134,16 @@ public final class AsSentCost {
                 case "--workload" ->
                     w8 = switch (value) {
                         case "w7" -> false;
+                        case "payment" -> {
+                            label = "Payment";
+                            payment = true;
+                            yield false;
+                        }
                         case "w8" -> {
                             label = "W8";
                             yield true;
                         }
-                        default -> throw new IllegalArgumentException("--workload w7 or w8: " + value);
+                        default -> throw new IllegalArgumentException("--workload w7, w8 or payment: " + value);
                     };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -148,6 +164,10 @@ public final class AsSentCost {
                         Connection c = DriverManager.getConnection(connect(url, name));
                         c.setAutoCommit(false);
                         Side side = new Side(name, c, table);
+                        if (payment) {
+                            side.payment = new PaymentOp(prefix + name + "_");
+                            side.payment.create(house);
+                        }
                         if (w8) {
                             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
                             config.setJdbcUrl(connect(url, name));
@@ -165,6 +185,9 @@ public final class AsSentCost {
                             s.pool.close();
                         }
                         execute(house, "DROP TABLE IF EXISTS " + s.table);
+                        if (s.payment != null) {
+                            s.payment.drop(house);
+                        }
                     }
                 }
             }
@@ -256,6 +279,9 @@ public final class AsSentCost {
      */
     private static double[] block(Connection house, Side s, int rows, int n) throws SQLException {
         execute(house, "TRUNCATE " + s.table);
+        if (s.payment != null) {
+            s.payment.truncate(house);
+        }
         long thread = Thread.currentThread().getId();
         long bytes0 = THREADS.getThreadAllocatedBytes(thread);
         long user0 = THREADS.getCurrentThreadUserTime();
@@ -277,6 +303,9 @@ public final class AsSentCost {
             throw new IllegalArgumentException("side bare or flushless_<mode>: " + side);
         }
         String mode = side.substring("flushless_".length());
+        if (mode.equals("transaction_buffering")) { // buffers however near the server is
+            mode = "transaction&flushless.bufferMinRoundTripMicros=0";
+        }
         if (mode.equals("group_commit")) {
             mode = "batch&flushless.groupCommit=true";
         }
