@@ -105,12 +105,13 @@ final class TransactionEnd {
      * A commit outside buffering: pgjdbc's, carrying the catalog reads of the tables whose first batch of the
      * transaction ran as sent (the first-batch rule, {@code Batches.firstBatchAsSent}) in front of the COMMIT, one round
      * trip ({@link dev.flushless.jdbc.session.TableCatalog#readPendingThenCommit}). Not in an aborted transaction, where
-     * pgjdbc's COMMIT reports the failure as it does.
+     * pgjdbc's COMMIT reports the failure as it does, nor with pgjdbc's {@code autosave}, which brackets statements with
+     * savepoints of its own.
      */
     private void commitReadingFacts() throws SQLException {
         dev.flushless.jdbc.session.TableCatalog catalog = session.catalog();
         if (catalog.hasPending()) {
-            if (tx.delegate().getAutoCommit() || !server.serverTransactionHealthy()) {
+            if (tx.delegate().getAutoCommit() || !server.serverTransactionHealthy() || server.autosave()) {
                 catalog.dropPending();
             } else {
                 boolean committed;
