@@ -310,13 +310,19 @@ public final class Engine implements Session {
     /**
      * Whether a PreparedStatement of {@code kind} records its parameters: writes on a rewriting connection (for
      * batches and routes), and queries in {@code mode=transaction} (a locking read's key values tell which rows the
-     * transaction holds locked) and with replicas (to re-apply them on a replica).
+     * transaction holds locked, and a query that carries buffered writes re-applies them) and with replicas (to
+     * re-apply them on a replica). Not a query prepared in a transaction that runs its writes as sent because the
+     * server is too near ({@link TransactionBuffering#tooNearToBuffer}): nothing is buffered there, so its values
+     * would be copied for nothing. (Reused in a later transaction that buffers, such a statement's locking reads
+     * leave their rows unknown, and UPDATEs of them run as sent: fewer round trips saved, nothing else.)
      */
     public boolean recordsParameters(StatementDescription.Kind kind) {
         return kind.isWrite()
                 ? rewriting()
                 : kind == StatementDescription.Kind.SELECT
-                        && (recordsQueries() || config.mode() == FlushlessConfig.Mode.TRANSACTION);
+                        && (recordsQueries()
+                                || config.mode() == FlushlessConfig.Mode.TRANSACTION
+                                        && !transactions.tooNearToBuffer());
     }
 
     /**
