@@ -95,10 +95,7 @@ final class CatalogQuery {
             sql.append(";\n").append(part.sql());
         }
         sql.append(";\nRELEASE SAVEPOINT ").append(SAVEPOINT).append(";\nCOMMIT");
-        try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
-            for (int i = 0; i < parts.size(); i++) {
-                ps.setObject(i + 1, parts.get(i).parameter());
-            }
+        try (PreparedStatement ps = prepare(connection, sql, parts)) {
             try {
                 ps.execute(); // SAVEPOINT: no rows
             } catch (SQLException e) {
@@ -154,10 +151,7 @@ final class CatalogQuery {
                     .append(";\nRELEASE SAVEPOINT ")
                     .append(SAVEPOINT);
         }
-        try (PreparedStatement ps = connection.prepareStatement(sql.toString())) {
-            for (int i = 0; i < parts.size(); i++) {
-                ps.setObject(i + 1, parts.get(i).parameter());
-            }
+        try (PreparedStatement ps = prepare(connection, sql, parts)) {
             boolean isResultSet = ps.execute();
             if (bracketed) {
                 isResultSet = ps.getMoreResults(); // past SAVEPOINT
@@ -176,6 +170,21 @@ final class CatalogQuery {
             if (bracketed && !isConnectionError(e)) {
                 undo(connection, e);
             }
+            throw e;
+        }
+    }
+
+    /** The statement of {@code sql}, the parts' texts, with each part's one parameter bound in order. */
+    private static PreparedStatement prepare(Connection connection, CharSequence sql, List<Part> parts)
+            throws SQLException {
+        PreparedStatement ps = connection.prepareStatement(sql.toString());
+        try {
+            for (int i = 0; i < parts.size(); i++) {
+                ps.setObject(i + 1, parts.get(i).parameter());
+            }
+            return ps;
+        } catch (SQLException e) {
+            ps.close();
             throw e;
         }
     }

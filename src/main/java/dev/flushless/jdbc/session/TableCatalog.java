@@ -374,13 +374,18 @@ public final class TableCatalog {
         long generation = current.generation.get();
         long now = System.nanoTime();
         TableInfo info = read(connection, table);
-        if (current.generation.get() == generation) {
-            if (cached != null) {
-                current.conflictFacts.remove(cached.info().oid()); // read again with the table
-            }
-            current.tables.put(table, new Read(info, now, epoch));
-        }
+        remember(current, generation, table, new Read(info, now, epoch));
         return info;
+    }
+
+    /** Caches {@code read} unless the facts were cleared since {@code generation}; drops the earlier conflict facts. */
+    private static void remember(Facts current, long generation, String table, Read read) {
+        if (current.generation.get() == generation) {
+            Read earlier = current.tables.put(table, read);
+            if (earlier != null) {
+                current.conflictFacts.remove(earlier.info().oid());
+            }
+        }
     }
 
     /**
@@ -397,13 +402,9 @@ public final class TableCatalog {
         return !unreadAtCommit.contains(table) && pending.add(table);
     }
 
-    /**
-     * Tables whose facts a COMMIT could not read (a catalog query failed): their batches read the facts first, with
-     * the failure handling of that path, rather than cost a failed read at every COMMIT.
-     */
+    /** Tables whose facts a COMMIT could not read: their batches read them first, not at every COMMIT again. */
     private final java.util.Set<String> unreadAtCommit = ConcurrentHashMap.newKeySet();
 
-    /** Whether facts are to be read with the COMMIT. */
     public boolean hasPending() {
         return !pending.isEmpty();
     }
@@ -440,9 +441,10 @@ public final class TableCatalog {
         if (outcome == CatalogQuery.AtCommit.NOT_COMMITTED) {
             return false;
         }
-        if (outcome == CatalogQuery.AtCommit.READ && current.generation.get() == generation) {
+        if (outcome == CatalogQuery.AtCommit.READ) {
             for (int i = 0; i < tables.size(); i++) {
-                current.tables.put(tables.get(i), new Read(rows.get(i).info(), now, epoch));
+                remember(
+                        current, generation, tables.get(i), new Read(rows.get(i).info(), now, epoch));
             }
         }
         return true;
