@@ -32,7 +32,8 @@ import java.util.Locale;
  * # or against a build's classes: -cp target/classes:postgresql-42.7.14.jar:jsqlparser-5.4.jar:benchmarks/target/classes
  * </pre>
  *
- * Options: {@code --sides bare,flushless_batch,flushless_transaction}, {@code --warmup <ops per side>} (default
+ * Options: {@code --sides bare,flushless_batch,flushless_transaction} (side {@code flag} is bare pgjdbc with
+ * {@code reWriteBatchedInserts=true}), {@code --warmup <ops per side>} (default
  * 20000), {@code --seconds <n>} (instead of rounds: run only the first side for n seconds, e.g. under JFR), and
  * {@code --prefix} for the table names (default {@code ascpu_<pid>_}, so that runs side by side do not share tables).
  * {@code --workload w8} measures W8's operation instead (one single-row autocommit INSERT through a one-connection
@@ -299,8 +300,11 @@ public final class AsSentCost {
         if (side.equals("bare")) {
             return url;
         }
+        if (side.equals("flag")) { // pgjdbc's own rewrite, the free alternative (issue #27)
+            return url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true";
+        }
         if (!side.startsWith("flushless_")) {
-            throw new IllegalArgumentException("side bare or flushless_<mode>: " + side);
+            throw new IllegalArgumentException("side bare, flag or flushless_<mode>: " + side);
         }
         String mode = side.substring("flushless_".length());
         if (mode.equals("transaction_buffering")) { // buffers however near the server is

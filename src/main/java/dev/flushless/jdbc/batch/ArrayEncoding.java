@@ -85,23 +85,33 @@ final class ArrayEncoding {
     }
 
     /**
-     * The bind's value as an element of an array of {@code cast} ({@code null} for SQL NULL), or {@link #UNSUPPORTED}:
-     * an integer for the integer casts ({@link #integer}), the double of {@code setDouble} (or of {@code setObject} of
-     * a Double) for double precision.
+     * Whether {@code bind} can be an element of the binary array of {@code cast} ({@link #integerArrayType}): SQL NULL,
+     * an integer setter (or {@code setObject} of an integer box) for the integer casts, {@code setDouble} (or
+     * {@code setObject} of a Double) for double precision. Allocates nothing: it is asked of every row.
      */
-    static Object nativeValue(Bind bind, String cast) {
-        if (!"double precision".equals(cast)) {
-            return integer(bind);
+    static boolean travelsNatively(Bind bind, String cast) {
+        Object v = bind.value;
+        if (bind.setter == Bind.Setter.NULL) {
+            return true;
+        }
+        if ("double precision".equals(cast)) {
+            return bind.setter == Bind.Setter.DOUBLE
+                    || bind.setter == Bind.Setter.OBJECT && (v == null || v instanceof Double);
         }
         switch (bind.setter) {
-            case NULL:
-                return null;
-            case DOUBLE:
-                return bind.value;
+            case BYTE:
+            case SHORT:
+            case INT:
+            case LONG:
+                return true;
             case OBJECT:
-                return bind.value == null ? null : bind.value instanceof Double ? bind.value : UNSUPPORTED;
+                return v == null
+                        || v instanceof Integer
+                        || v instanceof Long
+                        || v instanceof Short
+                        || v instanceof Byte;
             default:
-                return UNSUPPORTED;
+                return false;
         }
     }
 
@@ -109,35 +119,27 @@ final class ArrayEncoding {
         return (Object[]) java.lang.reflect.Array.newInstance(integerArrayType(cast), length);
     }
 
-    /** The bind's integer value ({@code null} for SQL NULL), or {@link #UNSUPPORTED} when it binds no integer. */
-    static Object integer(Bind bind) {
-        switch (bind.setter) {
-            case NULL:
-                return null;
-            case BYTE:
-            case SHORT:
-            case INT:
-            case LONG:
-                return ((Number) bind.value).longValue();
-            case OBJECT:
-                Object v = bind.value;
-                return v == null
-                        ? null
-                        : v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
-                                ? (Object) ((Number) v).longValue()
-                                : UNSUPPORTED;
-            default:
-                return UNSUPPORTED;
+    /**
+     * The value of {@code bind} (one {@link #travelsNatively} accepts) as an element of {@code array} (made by
+     * {@link #newIntegerArray}), {@code null} for SQL NULL: the recorded box itself where it is of the element's class.
+     * Narrowing loses nothing: an integer cast narrower than a bind's own type is never chosen, since a parameter
+     * bound with a type other than its column's gets its bound type as the cast ({@code Casts.decideCast}), so a
+     * {@code setLong} into an int column travels as bigint and the server's assignment cast raises 22003 as for bare
+     * pgjdbc.
+     */
+    static Object element(Object[] array, Bind bind) {
+        Object v = bind.value;
+        if (v == null || array instanceof Double[]) {
+            return v;
         }
-    }
-
-    /** {@code value} as an element of {@code array} (made by {@link #newIntegerArray} for the cast). */
-    static Object narrow(Object[] array, Object value) {
-        if (value == null || array instanceof Double[] || array instanceof Long[]) {
-            return value;
+        Number number = (Number) v;
+        if (array instanceof Long[]) {
+            return v instanceof Long ? v : (Object) number.longValue();
         }
-        long number = (Long) value;
-        return array instanceof Integer[] ? (Object) (int) number : (Object) (short) number;
+        if (array instanceof Integer[]) {
+            return v instanceof Integer ? v : (Object) number.intValue();
+        }
+        return v instanceof Short ? v : (Object) number.shortValue();
     }
 
     private static Object objectText(Object value) {

@@ -126,7 +126,7 @@ final class Casts {
         for (int p = 0; p < casts.length; p++) {
             nativeArrays[p] = ArrayEncoding.integerArrayType(casts[p]) != null;
             for (int r = 0; r < rows.size() && nativeArrays[p]; r++) {
-                nativeArrays[p] = ArrayEncoding.nativeValue(rows.get(r)[p], casts[p]) != ArrayEncoding.UNSUPPORTED;
+                nativeArrays[p] = ArrayEncoding.travelsNatively(rows.get(r)[p], casts[p]);
             }
         }
         return nativeArrays;
@@ -154,13 +154,15 @@ final class Casts {
         for (int i = 0; i < chunk.length; i++) {
             Bind[] row = rows.get(chunk[i]);
             for (int p = 0; p < casts.length; p++) {
-                Object value = nativeArrays[p]
-                        ? ArrayEncoding.nativeValue(row[p], casts[p])
-                        : ArrayEncoding.text(row[p], session);
+                if (nativeArrays[p]) {
+                    arrays[p][i] = ArrayEncoding.element(arrays[p], row[p]);
+                    continue;
+                }
+                Object value = ArrayEncoding.text(row[p], session);
                 if (value == ArrayEncoding.UNSUPPORTED) {
                     return null;
                 }
-                arrays[p][i] = nativeArrays[p] ? ArrayEncoding.narrow(arrays[p], value) : value;
+                arrays[p][i] = value;
             }
         }
         return arrays;

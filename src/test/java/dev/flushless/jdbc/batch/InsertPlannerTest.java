@@ -24,6 +24,7 @@ import dev.flushless.jdbc.session.TableCatalog.ColumnInfo;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +62,34 @@ class InsertPlannerTest {
         assertEquals(Integer[].class, first.arrays()[0].getClass());
         assertEquals(List.of(2L), tailOf(first), "the expected count travels as a parameter");
         assertEquals(List.of(1L), tailOf(plan.statements().get(2)));
+    }
+
+    @Test
+    void integerArraysTakeEachRowsBoxOfTheCastsClassAndNarrowOnlyNarrowerSetters() {
+        // id int: setInt travels as integer[]; setShort/setByte (sent as int2) as smallint[]; setLong (int8) as
+        // bigint[]
+        TableInfo wide = table(ID, new ColumnInfo("n", 20, "bigint", true));
+        String insert = "INSERT INTO t (id, n) VALUES (?, ?)";
+        Integer big = 1_000_000;
+        List<Bind[]> ints = List.of(
+                new Bind[] {Bind.ofInt(big), Bind.ofLong(5_000_000_000L)},
+                new Bind[] {Bind.ofNull(Types.INTEGER), Bind.ofObject(7L)});
+        Step step = InsertPlanner.plan(sql(insert), ints, wide, null, settings())
+                .statements()
+                .get(0);
+        assertEquals(Integer[].class, step.arrays()[0].getClass());
+        assertEquals(Long[].class, step.arrays()[1].getClass());
+        assertEquals(List.of(Arrays.asList(big, null), List.of(5_000_000_000L, 7L)), arraysOf(step));
+        assertTrue(step.arrays()[0][0] == ints.get(0)[0].value, "the recorded box itself, not a copy");
+        List<Bind[]> shorts = List.of(
+                new Bind[] {Bind.ofShort((short) 300), Bind.ofLong(1)},
+                new Bind[] {Bind.ofByte((byte) -3), Bind.ofLong(2)});
+        Step small = InsertPlanner.plan(sql(insert), shorts, wide, null, settings())
+                .statements()
+                .get(0);
+        assertTrue(small.sql().contains("CAST(? AS smallint[])"), small.sql());
+        assertEquals(Short[].class, small.arrays()[0].getClass());
+        assertEquals(List.of((short) 300, (short) -3), Arrays.asList(small.arrays()[0]));
     }
 
     @Test
