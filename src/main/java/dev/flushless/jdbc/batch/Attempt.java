@@ -113,7 +113,7 @@ public final class Attempt {
 
     private static void release(Session session, BatchExecutor.Undone undone) throws SQLException {
         if (undone.guarded()) {
-            BatchExecutor.releaseGuard(session.delegate());
+            BatchExecutor.releaseGuard(session.delegate(), undone.savepoint());
         }
     }
 }

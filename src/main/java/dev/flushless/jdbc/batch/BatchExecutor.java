@@ -2,6 +2,7 @@ package dev.flushless.jdbc.batch;
 
 import dev.flushless.jdbc.Errors;
 import dev.flushless.jdbc.batch.BatchPlan.Step;
+import dev.flushless.jdbc.rewrite.Rewriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,9 +16,10 @@ import org.postgresql.util.PSQLState;
  * Runs a {@link BatchPlan} on the pgjdbc connection as one multi-statement execution, normally one round trip. In
  * autocommit a plan of one statement is one implicit transaction; a plan of several is bracketed by BEGIN and COMMIT
  * in the same execution, because pgjdbc may send a Sync between two of its statements (deadlock avoidance: a result
- * whose row size has no bound, or a full receive-buffer estimate), and a Sync commits an implicit transaction. Inside an explicit transaction the plan is bracketed by a savepoint in the
- * same round trip, so that a failure can be undone and the batch re-run as sent, giving the application
- * exactly bare pgjdbc's error and update counts. An error under contention ({@link Errors#isContention}) is not undone:
+ * whose row size has no bound, or a full receive-buffer estimate), and a Sync commits an implicit transaction. Inside
+ * an explicit transaction the plan is bracketed by a savepoint in the same round trip, so that a failure can be undone
+ * and the batch re-run as sent, giving the application exactly bare pgjdbc's error and update counts; a plan that
+ * checks an INSERT's count by its update count leaves its savepoint open ({@link OpenGuards}). An error under contention ({@link Errors#isContention}) is not undone:
  * it is thrown as it is, the transaction aborted as bare pgjdbc's statement would have left it.
  */
 public final class BatchExecutor {
@@ -32,16 +34,25 @@ public final class BatchExecutor {
     /** A coalesced run failed and was undone (nothing of it remains); the batch must run as sent. */
     public static final class Undone extends Exception {
         private static final long serialVersionUID = 1L;
-        private final boolean guarded;
+        private final String savepoint;
 
         Undone(SQLException cause, boolean guarded) {
+            this(cause, guarded ? GUARD_SAVEPOINT : null);
+        }
+
+        Undone(SQLException cause, String savepoint) {
             super(cause);
-            this.guarded = guarded;
+            this.savepoint = savepoint;
         }
 
         /** True when a guard savepoint is still open and must be released after the re-run. */
         public boolean guarded() {
-            return guarded;
+            return savepoint != null;
+        }
+
+        /** The guard savepoint to release after the re-run ({@link #guarded}). */
+        String savepoint() {
+            return savepoint;
         }
 
         public SQLException sqlCause() {
@@ -110,6 +121,12 @@ public final class BatchExecutor {
         // them atomic across such a Sync without a round trip of its own.
         boolean inline = inline(executions, autocommit);
         boolean guarded = !autocommit;
+        // a plan that checks an INSERT's count by its update count leaves its guard open (OpenGuards)
+        boolean leaveOpen = guarded && OpenGuards.leavesOpen(plan);
+        if (leaveOpen && commitAfter) {
+            throw new IllegalStateException("an update-count check cannot be undone after the COMMIT it rides with");
+        }
+        String savepoint = !guarded ? null : leaveOpen ? OpenGuards.SAVEPOINT : GUARD_SAVEPOINT;
         long[] counts = new long[entries];
         List<ResultSet> returned = new ArrayList<>();
         List<Statement> owners = new ArrayList<>();
@@ -125,27 +142,29 @@ public final class BatchExecutor {
                         executions.get(e),
                         rows,
                         parametersPerRow,
-                        prefix(guarded && e == 0, inline),
-                        suffix(guarded && last, commitAfter && last || inline),
+                        prefix(e == 0 ? savepoint : null, inline),
+                        suffix(guarded && last && !leaveOpen, commitAfter && last || inline),
                         counts,
                         returned,
                         owners,
                         queryTimeoutSeconds);
             }
             if (countMismatch) {
-                // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session),
-                // for an INSERT whose generated keys were asked for (the others check their count in-statement).
-                throw Errors.internal("Flushless: a coalesced INSERT returned fewer generated keys than the batch"
-                        + " had rows; a trigger or rule was probably added to the table by another session. The rows"
-                        + " that were inserted are kept (committed, in autocommit); reconnect so that Flushless reads the"
-                        + " table's definition again, or set flushless.mode=off for this table's writers.");
+                // Only possible if a trigger or rule appeared after the catalog was read (DDL by another session), for
+                // an INSERT whose generated keys were asked for or whose update count is checked inside the guard
+                // (the others check their count in-statement). Inside a transaction the guard undoes it and the batch
+                // runs as sent; the marker makes Attempt drop the stale catalog facts.
+                throw Errors.internal(Rewriter.COUNT_CHECK_MARKER + " a coalesced INSERT differ from the batch's rows"
+                        + " (Flushless); a trigger or rule was probably added to the table by another session. The"
+                        + " rows that were inserted are kept (committed, in autocommit); reconnect so that Flushless"
+                        + " reads the table's definition again, or set flushless.mode=off for this table's writers.");
             }
             if (envelope) {
                 connection.commit();
                 connection.setAutoCommit(true);
             }
         } catch (SQLException e) {
-            throw undone(connection, e, owners, autocommit, envelope, inline, guarded, countMismatch);
+            throw undone(connection, e, owners, autocommit, envelope, inline, savepoint, countMismatch);
         }
         if (returned.isEmpty()) {
             for (Statement owner : owners) {
@@ -157,7 +176,7 @@ public final class BatchExecutor {
                 counts,
                 returned,
                 owners,
-                statementsSent(plan.statements().size(), autocommit),
+                statementsSent(plan.statements().size(), autocommit) - (leaveOpen ? 1 : 0), // no RELEASE
                 roundTrips(executions.size(), autocommit));
     }
 
@@ -173,7 +192,7 @@ public final class BatchExecutor {
             boolean autocommit,
             boolean envelope,
             boolean inline,
-            boolean guarded,
+            String savepoint,
             boolean countMismatch)
             throws SQLException {
         for (Statement owner : owners) {
@@ -189,7 +208,7 @@ public final class BatchExecutor {
             // statement would have aborted it too, and a re-run could not succeed in it); in autocommit only what
             // this run opened itself is ended.
             if (autocommit) {
-                undo(connection, false, envelope, inline, e);
+                undo(connection, null, envelope, inline, e);
             }
             throw e;
         }
@@ -208,13 +227,13 @@ public final class BatchExecutor {
                             + " if it recurs.",
                     e.getCause());
         }
-        undo(connection, guarded, envelope, inline, e);
-        return new Undone(e, guarded);
+        undo(connection, savepoint, envelope, inline, e);
+        return new Undone(e, savepoint);
     }
 
-    /** What an execution's text starts with: the guard savepoint before the first, or the inline BEGIN. */
-    private static String prefix(boolean savepoint, boolean inline) {
-        return savepoint ? "SAVEPOINT " + GUARD_SAVEPOINT + ";\n" : inline ? "BEGIN;\n" : "";
+    /** What an execution's text starts with: the guard {@code savepoint} before the first, or the inline BEGIN. */
+    private static String prefix(String savepoint, boolean inline) {
+        return savepoint != null ? "SAVEPOINT " + savepoint + ";\n" : inline ? "BEGIN;\n" : "";
     }
 
     /** What an execution's text ends with: the guard's release after the last, then a COMMIT if one is due. */
@@ -480,7 +499,7 @@ public final class BatchExecutor {
     }
 
     private static void undo(
-            Connection connection, boolean guarded, boolean envelope, boolean inline, SQLException cause)
+            Connection connection, String savepoint, boolean envelope, boolean inline, SQLException cause)
             throws SQLException {
         try {
             if (envelope) {
@@ -492,9 +511,9 @@ public final class BatchExecutor {
                 try (Statement rollback = connection.createStatement()) {
                     rollback.execute("ROLLBACK");
                 }
-            } else if (guarded) {
+            } else if (savepoint != null) {
                 try (Statement rollback = connection.createStatement()) {
-                    rollback.execute("ROLLBACK TO SAVEPOINT " + GUARD_SAVEPOINT);
+                    rollback.execute("ROLLBACK TO SAVEPOINT " + savepoint);
                 }
             }
             // else autocommit in one execution: its single implicit transaction already rolled back
@@ -553,9 +572,9 @@ public final class BatchExecutor {
     }
 
     /** Releases the guard savepoint after a successful re-run of an undone batch (only {@link Attempt} does). */
-    static void releaseGuard(Connection connection) throws SQLException {
+    static void releaseGuard(Connection connection, String savepoint) throws SQLException {
         try (Statement release = connection.createStatement()) {
-            release.execute("RELEASE SAVEPOINT " + GUARD_SAVEPOINT);
+            release.execute("RELEASE SAVEPOINT " + savepoint);
         }
     }
 

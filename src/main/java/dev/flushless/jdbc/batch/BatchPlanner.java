@@ -35,6 +35,7 @@ public final class BatchPlanner {
         private final ConflictFacts conflictFacts;
         private final int unnestMinRows;
         private final CopyChoice copy;
+        private final boolean guarded;
 
         private Settings(
                 int maxRowsPerStatement,
@@ -44,7 +45,9 @@ public final class BatchPlanner {
                 boolean antiJoin,
                 ConflictFacts conflictFacts,
                 int unnestMinRows,
-                CopyChoice copy) {
+                CopyChoice copy,
+                boolean guarded) {
+            this.guarded = guarded;
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
@@ -65,13 +68,22 @@ public final class BatchPlanner {
                     false,
                     null,
                     KeyedPlanner.UNNEST_MIN_ROWS,
-                    CopyChoice.NEVER);
+                    CopyChoice.NEVER,
+                    false);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
             return new Settings(
-                    rows, trustTriggers, exactSequences, session, antiJoin, conflictFacts, unnestMinRows, copy);
+                    rows,
+                    trustTriggers,
+                    exactSequences,
+                    session,
+                    antiJoin,
+                    conflictFacts,
+                    unnestMinRows,
+                    copy,
+                    guarded);
         }
 
         /**
@@ -87,7 +99,33 @@ public final class BatchPlanner {
                     antiJoin,
                     conflictFacts,
                     unnestMinRows,
-                    copy);
+                    copy,
+                    guarded);
+        }
+
+        /**
+         * These settings for a batch that runs inside an open transaction, where {@code BatchExecutor} brackets the plan
+         * with its guard savepoint: a plain INSERT checks its row count by its update count ({@link
+         * BatchPlan.Decoding#COUNTED}), since a wrong count can be undone to the guard, instead of inside the
+         * statement. Without it (autocommit, {@code explain}) the check stays in the statement, where a wrong count
+         * fails the implicit transaction before it commits.
+         */
+        public Settings withGuard() {
+            return new Settings(
+                    maxRowsPerStatement,
+                    trustTriggers,
+                    exactSequences,
+                    session,
+                    antiJoin,
+                    conflictFacts,
+                    unnestMinRows,
+                    copy,
+                    true);
+        }
+
+        /** Whether the batch runs inside the guard savepoint ({@link #withGuard}). */
+        public boolean guarded() {
+            return guarded;
         }
 
         /** When plain INSERT batches are sent as COPY. */
@@ -109,7 +147,8 @@ public final class BatchPlanner {
                     true,
                     conflictFacts,
                     unnestMinRows,
-                    copy);
+                    copy,
+                    guarded);
         }
 
         /**
@@ -118,7 +157,15 @@ public final class BatchPlanner {
          */
         public Settings withUnnestMinRows(int rows) {
             return new Settings(
-                    maxRowsPerStatement, trustTriggers, exactSequences, session, antiJoin, conflictFacts, rows, copy);
+                    maxRowsPerStatement,
+                    trustTriggers,
+                    exactSequences,
+                    session,
+                    antiJoin,
+                    conflictFacts,
+                    rows,
+                    copy,
+                    guarded);
         }
 
         /** Fewest rows of a keyed UPDATE or DELETE batch joined to unnested arrays rather than a VALUES list. */

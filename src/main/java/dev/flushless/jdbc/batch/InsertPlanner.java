@@ -16,7 +16,8 @@ import java.util.List;
  * pays and COPY stores what the INSERTs would ({@link CopyForm}), else the unnest form when every parameter's type is
  * known (one SQL text for any row count, the rows as one array per parameter, chunks of
  * {@code maxRowsPerStatement} rows), else the tuple repeated within the row and bind-parameter limits. Each
- * statement checks its own row count, unless the application asked for generated keys. Pure: no I/O.
+ * statement checks its own row count, unless the application asked for generated keys, or the batch runs inside the
+ * guard savepoint, where its update count is checked instead ({@link Decoding#COUNTED}). Pure: no I/O.
  */
 final class InsertPlanner {
 
@@ -37,7 +38,9 @@ final class InsertPlanner {
         }
         Decoding decoding = returningSuffix != null
                 ? Decoding.RETURNED_ROWS
-                : insert.hasReturning() ? Decoding.RETURNED_ROWS_DISCARDED : Decoding.ONE_PER_ROW;
+                : insert.hasReturning()
+                        ? Decoding.RETURNED_ROWS_DISCARDED
+                        : settings.guarded() ? Decoding.COUNTED : Decoding.ONE_PER_ROW;
         String[] casts = Casts.insertCasts(insert, rows, table, settings.session());
         if (casts != null) {
             BatchPlan unnest = unnestPlan(
@@ -50,7 +53,7 @@ final class InsertPlanner {
         List<Step> steps = new ArrayList<>();
         for (int[] chunk : RowGroups.chunks(rows.size(), chunkRows)) {
             String sql = Rewriter.insertValues(insert, chunk.length, returningSuffix);
-            if (decoding != Decoding.RETURNED_ROWS) {
+            if (checkedInStatement(decoding)) {
                 sql = Rewriter.countChecked(returningOne(insert, sql), chunk.length);
             }
             steps.add(new Step(sql, chunk, decoding));
@@ -72,7 +75,7 @@ final class InsertPlanner {
             SessionFacts session) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
         String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
-        if (decoding != Decoding.RETURNED_ROWS) {
+        if (checkedInStatement(decoding)) {
             sql = Rewriter.countChecked(returningOne(insert, sql));
         }
         List<Step> steps = new ArrayList<>();
@@ -81,10 +84,19 @@ final class InsertPlanner {
             if (arrays == null) {
                 return null;
             }
-            Bind[] tail = decoding == Decoding.RETURNED_ROWS ? new Bind[0] : new Bind[] {Bind.ofLong(chunk.length)};
+            Bind[] tail = checkedInStatement(decoding) ? new Bind[] {Bind.ofLong(chunk.length)} : new Bind[0];
             steps.add(new Step(sql, chunk, decoding, 0, tail, null, arrays));
         }
         return new BatchPlan("insert-unnest", steps, null);
+    }
+
+    /**
+     * Whether the statement checks its own row count ({@code Rewriter.countChecked}): every form but the one that returns
+     * the application's generated keys (one row per inserted row) and the one inside the guard savepoint, whose update
+     * count is checked ({@link Decoding#COUNTED}).
+     */
+    private static boolean checkedInStatement(Decoding decoding) {
+        return decoding != Decoding.RETURNED_ROWS && decoding != Decoding.COUNTED;
     }
 
     /** The INSERT with a RETURNING for its count check: its own, else {@code RETURNING 1}. */

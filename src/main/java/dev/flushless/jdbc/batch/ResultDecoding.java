@@ -42,6 +42,19 @@ final class ResultDecoding {
                 }
                 return true;
             }
+            case COUNTED: {
+                if (isResultSet) { // a rule added by another session turned the INSERT into a query
+                    statement.getResultSet().close();
+                    return false;
+                }
+                if (statement.getLargeUpdateCount() != rows.length) {
+                    return false; // the guard undoes it (BatchExecutor)
+                }
+                for (int row : rows) {
+                    counts[row] = 1;
+                }
+                return true;
+            }
             case RETURNED_ROWS:
                 return returnedRows(rows, statement, counts, returned);
             case RETURNED_ROWS_DISCARDED: {

@@ -12,6 +12,7 @@ import dev.flushless.jdbc.batch.BatchPlanner;
 import dev.flushless.jdbc.batch.Bind;
 import dev.flushless.jdbc.batch.CopyChoice;
 import dev.flushless.jdbc.batch.CopyExecutor;
+import dev.flushless.jdbc.batch.OpenGuards;
 import dev.flushless.jdbc.batch.RoundTripTime;
 import dev.flushless.jdbc.batch.StatementBatchPlanner;
 import dev.flushless.jdbc.buffer.TransactionBuffering;
@@ -57,6 +58,8 @@ final class Batches {
     /** The round-trip time to this connection's server, shared with the driver's other connections to it. */
     private final RoundTripTime roundTrips;
 
+    private final OpenGuards openGuards; // the savepoints its coalesced INSERTs left open in this transaction
+
     Batches(Engine engine, int minBatchRows, boolean pgjdbcRewritesInserts) {
         this.engine = engine;
         this.delegate = engine.delegate();
@@ -69,6 +72,7 @@ final class Batches {
         this.minBatchRows = minBatchRows;
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts;
         this.roundTrips = RoundTripTime.of(delegate);
+        this.openGuards = new OpenGuards(!server.yugabyte());
     }
 
     /** When a plain INSERT batch of this connection goes as COPY now ({@link CopyChoice#of}). */
@@ -312,9 +316,8 @@ final class Batches {
     }
 
     /**
-     * Before a PreparedStatement batch the facade did not record (not rewriting, recording stopped, or a closed
-     * statement) runs on pgjdbc: sends what must precede it in {@code mode=transaction} and counts its {@code rows} as
-     * run as sent for {@code reason}.
+     * Before a PreparedStatement batch the facade did not record (not rewriting, recording stopped, a closed statement)
+     * runs on pgjdbc: sends what must precede it in {@code mode=transaction}, counts its {@code rows} as sent.
      */
     void beforeUnrecordedBatch(String sql, Fallback reason, int rows, boolean open) throws SQLException {
         engine.followerReadStatement(SqlAnalyzer.leadingKind(sql), sql);
@@ -394,7 +397,9 @@ final class Batches {
                 rows,
                 connectionCatalog(),
                 batch.keyColumns(),
-                BatchPlanner.Settings.of(config, session).withCopy(copyChoice(batch.queryTimeoutSeconds())),
+                openGuards.plannerSettings(
+                        delegate,
+                        BatchPlanner.Settings.of(config, session).withCopy(copyChoice(batch.queryTimeoutSeconds()))),
                 antiJoin);
     }
 
@@ -445,6 +450,7 @@ final class Batches {
                     if (ride != null) {
                         transactions.rideSent(ride);
                     }
+                    openGuards.ran(plan);
                     coalesced(plan, rows.size(), outcome, System.nanoTime() - start, batch.sql());
                     return new BatchResult(Route.COALESCE, outcome.counts(), outcome);
                 },

@@ -93,6 +93,25 @@ class InsertPlannerTest {
     }
 
     @Test
+    void insideTheGuardTheInsertIsPlainAndItsUpdateCountIsChecked() {
+        BatchPlan plan = plan(INSERT, numbered(5), null, settings().withGuard());
+        Step step = plan.statements().get(0);
+        assertEquals(UNNEST, step.sql(), "no CTE, no RETURNING, no expected count");
+        assertEquals(Decoding.COUNTED, step.decoding());
+        assertEquals(List.of(), tailOf(step));
+        BatchPlan values =
+                plan(INSERT, numbered(2), null, settings(SessionFacts.UNKNOWN).withGuard());
+        assertEquals(
+                "INSERT INTO t (id, name) VALUES (?, ?), (?, ?)",
+                values.statements().get(0).sql());
+        assertEquals(Decoding.COUNTED, values.statements().get(0).decoding());
+        BatchPlan keys = plan(INSERT, numbered(2), "\nRETURNING *", settings().withGuard());
+        assertEquals(Decoding.RETURNED_ROWS, keys.statements().get(0).decoding(), "generated keys: one row per row");
+        assertTrue(OpenGuards.leavesOpen(plan));
+        assertTrue(!OpenGuards.leavesOpen(keys));
+    }
+
+    @Test
     void unknownParameterTypesRepeatTheTupleWithTheCountInTheText() {
         BatchPlan plan =
                 plan(INSERT, numbered(3), null, settings(SessionFacts.UNKNOWN, "flushless.maxRowsPerStatement", "2"));
