@@ -52,6 +52,8 @@ class LockNeutralityTest {
         // the driver's defaults: small batches and first writes need no catalog read (issue #16's reproducer)
         "defaults:flushless.mode=batch",
         "defaults:flushless.mode=transaction",
+        // facts of its own on every connection: a first batch in a transaction reads them in its COMMIT's round trip
+        "defaults:flushless.mode=batch&flushless.catalogCacheSeconds=0",
     };
 
     /** Prefix of a configuration that keeps the driver's default size rules. */
@@ -108,6 +110,29 @@ class LockNeutralityTest {
                     int count = ps.executeUpdate();
                     c.commit();
                     return Integer.toString(count);
+                }
+            }
+        },
+        /**
+         * A batch large enough to coalesce under the driver's defaults, then commit: on a fresh connection it runs as
+         * sent and its table's catalog facts are read in the COMMIT's round trip (the first-batch rule); with the
+         * facts read first, it is coalesced and leaves its guard savepoint open to the COMMIT (OpenGuards).
+         */
+        TRANSACTION_BATCH_COMMIT {
+            @Override
+            String run(Connection c) throws SQLException {
+                c.setAutoCommit(false);
+                int id = IDS.addAndGet(100) - 90; // 60 ids clear of the works before and after
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO x (id, v) VALUES (?, ?)")) {
+                    for (int i = 0; i < 60; i++) {
+                        ps.setInt(1, id + i);
+                        ps.setString(2, "b" + i);
+                        ps.addBatch();
+                    }
+                    int[] counts = ps.executeBatch();
+                    c.commit();
+                    return counts.length + " rows, "
+                            + java.util.Arrays.stream(counts).sum() + " inserted";
                 }
             }
         },
