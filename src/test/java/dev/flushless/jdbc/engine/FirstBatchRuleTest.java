@@ -40,7 +40,8 @@ class FirstBatchRuleTest {
     void schema(TestDatabase db) throws SQLException {
         this.db = db;
         db.execute(
-                "DROP TABLE IF EXISTS fb_child, fb_parent, fb_deferred",
+                "DROP TABLE IF EXISTS fb_child, fb_parent, fb_deferred, fb_skew",
+                "CREATE TABLE fb_skew (id int PRIMARY KEY, k int NOT NULL)",
                 "CREATE TABLE fb_parent (id int PRIMARY KEY, name text NOT NULL)",
                 "CREATE TABLE fb_child (id int PRIMARY KEY, parent_id int NOT NULL REFERENCES fb_parent,"
                         + " amount numeric(8,2), at timestamp)",
@@ -184,6 +185,60 @@ class FirstBatchRuleTest {
         assertEquals(bare[1].roundTrips(), flushless[1].roundTrips(), "the first-batch rule again, then its read");
         assertEquals(Map.of("first-batch", 120L), flushless[1].report().fallbacks());
         assertEquals(java.util.List.of(java.util.List.of("60")), db.rows("SELECT count(*) FROM fb_deferred"));
+    }
+
+    /**
+     * A serialization failure of the COMMIT that carries the read (SERIALIZABLE write skew: this transaction read k = 2
+     * and wrote k = 1, another read k = 1, wrote k = 2 and committed first) is pgjdbc's own: the same class, SQLState
+     * and message, in bare pgjdbc's round trips, never re-run; the connection works on. The read's rows are lost with
+     * the failed execution (pgjdbc keeps no results of it), so the next COMMIT carries the read again, in its own
+     * round trip as before.
+     */
+    @Test
+    void aSerializationFailureOfTheCommitIsBares() throws SQLException {
+        Work skew = c -> {
+            c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            String read = count(c, 2);
+            String counts = skewBatch(c, 0, 1);
+            try (Connection other = db.bare()) {
+                other.setAutoCommit(false);
+                other.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                count(other, 1);
+                skewBatch(other, 1000, 2);
+                other.commit();
+            }
+            return read + " " + counts + " " + commit(c);
+        };
+        Work working = c -> skewBatch(c, 2000, 3) + " " + commit(c);
+        Observed[] bare = observe(null, skew, working);
+        db.execute("TRUNCATE fb_skew");
+        Observed[] flushless = observe(url(FRESH), skew, working);
+        assertTrue(bare[0].outcome().contains(" 40001 "), bare[0].outcome());
+        for (int i = 0; i < bare.length; i++) {
+            assertEquals(bare[i].outcome(), flushless[i].outcome());
+            assertEquals(bare[i].roundTrips(), flushless[i].roundTrips(), "work " + i + ": " + flushless[i].report());
+        }
+        assertEquals(Map.of("first-batch", 120L), flushless[1].report().fallbacks(), "never re-run, nothing coalesced");
+    }
+
+    private static String count(Connection c, int k) throws SQLException {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM fb_skew WHERE k = " + k)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** A batch of 60 rows of {@code fb_skew} with ids from {@code first} and {@code k}. */
+    private static String skewBatch(Connection c, int first, int k) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO fb_skew (id, k) VALUES (?, ?)")) {
+            for (int i = 0; i < 60; i++) {
+                ps.setInt(1, first + i);
+                ps.setInt(2, k);
+                ps.addBatch();
+            }
+            return Integer.toString(ps.executeBatch().length);
+        }
     }
 
     /**
