@@ -749,7 +749,7 @@ final class Runner {
             why = "sequence drift tolerated (deviation 4): a failed coalesced statement or flush drew values before its"
                     + " re-run as sent";
         }
-        if (why == null || !withinDrift(i, mine, theirs, eitherWay)) {
+        if (why == null || !withinDrift(i, mine, theirs, eitherWay, !result.ok())) {
             return mine; // reported as a mismatch at this step
         }
         resync(theirs);
@@ -765,6 +765,17 @@ final class Runner {
      * than the rows the attempt could have processed.
      */
     boolean withinDrift(int i, String mine, String theirs, boolean eitherWay) {
+        return withinDrift(i, mine, theirs, eitherWay, false);
+    }
+
+    /**
+     * {@link #withinDrift(int, String, String, boolean)}, and with {@code failed} (the step itself failed) one value
+     * fewer per sequence too: whether the failing row drew its own value depends on the server's plan for it (a custom
+     * plan folds a failing parameter coercion at planning, before the row's {@code nextval()}; a generic plan, chosen
+     * after five executions of a named statement, evaluates it after), and the re-run as sent has another history of
+     * executions than the oracle's statement (seed 1234051: a 14-row batch failing at row 13 with 22001).
+     */
+    boolean withinDrift(int i, String mine, String theirs, boolean eitherWay, boolean failed) {
         Map<String, Long> oracle = positions(mine);
         Map<String, Long> flushless = positions(theirs);
         java.util.Set<String> tables = new java.util.HashSet<>();
@@ -780,7 +791,9 @@ final class Runner {
             boolean written = program.schema().tables().stream()
                     .anyMatch(
                             table -> tables.contains(table.name()) && e.getKey().equals(table.sequence()));
-            if (!written || (difference < 0 && !eitherWay) || Math.abs(difference) > rows) {
+            if (!written
+                    || (difference < 0 && !eitherWay && !(failed && difference == -1))
+                    || Math.abs(difference) > rows) {
                 return false;
             }
         }
