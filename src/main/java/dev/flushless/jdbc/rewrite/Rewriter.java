@@ -297,21 +297,9 @@ public final class Rewriter {
                     .append('u')
                     .append(i + 1);
         }
-        StringBuilder clash = new StringBuilder();
+        StringBuilder clashes = new StringBuilder();
         for (UniqueCheck check : checks) {
-            StringBuilder now = new StringBuilder("(");
-            StringBuilder before = new StringBuilder("(");
-            for (int k = 0; k < check.columns().size(); k++) {
-                String u =
-                        COLUMN_PREFIX + "u" + (columns.indexOf(check.columns().get(k)) + 1);
-                now.append(k > 0 ? ", " : "").append("flushless_new.").append(u);
-                before.append(k > 0 ? ", " : "").append("flushless_prior.").append(u);
-            }
-            clash.append(clash.length() > 0 ? " OR " : "")
-                    .append(now)
-                    .append(check.nullsNotDistinct() ? ") IS NOT DISTINCT FROM " : ") = ")
-                    .append(before)
-                    .append(')');
+            clashes.append(clashes.length() > 0 ? " + " : "").append(clashingKeys(check, columns));
         }
         String target = dml.targetTable() + (dml.targetAlias() != null ? " AS " + dml.targetAlias() : "");
         return "WITH " + ROWS_ALIAS + " AS (" + rowsQuery + "),\n"
@@ -320,11 +308,34 @@ public final class Rewriter {
                 + " " + whereText(dml) + "),\n"
                 + "flushless_dml AS (" + keyed(dml, " " + ROWS_ALIAS + " ") + values + ")\n"
                 + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('" + UNIQUE_ORDER_MARKER
-                + ", rows: ' || flushless_c.n AS bigint)] END\n"
+                + ", keys: ' || flushless_c.n AS bigint)] END\n"
                 + "FROM (SELECT CAST(array_agg(" + ORDINAL + ") AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
-                + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
-                + " ON flushless_prior." + ORDINAL + " > flushless_new." + ORDINAL + " AND (" + clash
-                + ")) AS flushless_c";
+                + " (SELECT " + clashes + " AS n) AS flushless_c";
+    }
+
+    /**
+     * The number of values of one unique key that some batch row takes (new value, {@code flushless_dml}) before a
+     * later batch row gives it up (old value, {@code flushless_old}): per key value, the first ordinal that takes it
+     * against the last that held it, in one grouping of both sides. Linear in the rows whatever plan the server picks
+     * (a join of the two sides on the key was quadratic under a nested loop: 87 ms for 1,000 rows of a Hibernate
+     * update that sets a unique column, against 12 ms for bare pgjdbc's statements). A key compared with {@code =}
+     * never matches a value with a NULL part, so those rows are left out; a key whose NULLs are not distinct groups
+     * them, as {@code IS NOT DISTINCT FROM} compares.
+     */
+    private static String clashingKeys(UniqueCheck check, java.util.List<String> columns) {
+        StringBuilder key = new StringBuilder();
+        StringBuilder notNull = new StringBuilder();
+        for (String column : check.columns()) {
+            String u = COLUMN_PREFIX + "u" + (columns.indexOf(column) + 1);
+            key.append(key.length() > 0 ? ", " : "").append(u);
+            notNull.append(notNull.length() > 0 ? " AND " : "").append(u).append(" IS NOT NULL");
+        }
+        return "(SELECT count(*) FROM (SELECT min(" + ORDINAL + ") FILTER (WHERE flushless_side = 1) AS flushless_m,"
+                + " max(" + ORDINAL + ") FILTER (WHERE flushless_side = 2) AS flushless_x FROM (SELECT " + ORDINAL
+                + ", " + key + ", 1 AS flushless_side FROM flushless_dml UNION ALL SELECT " + ORDINAL + ", " + key
+                + ", 2 FROM flushless_old) AS flushless_b"
+                + (check.nullsNotDistinct() ? "" : " WHERE " + notNull)
+                + " GROUP BY " + key + ") AS flushless_g WHERE flushless_g.flushless_x > flushless_g.flushless_m)";
     }
 
     /** The WHERE clause of an UPDATE/DELETE, its parameters replaced by the rows' columns. */

@@ -104,12 +104,19 @@ class SqlAnalyzerTest {
                         + " \"code\" AS flushless_u1, \"n\" AS flushless_u2)\n"
                         + "SELECT CASE WHEN flushless_c.n = 0 THEN flushless_a.o ELSE ARRAY[CAST('"
                         + Rewriter.UNIQUE_ORDER_MARKER
-                        + ", rows: ' || flushless_c.n AS bigint)] END\n"
+                        + ", keys: ' || flushless_c.n AS bigint)] END\n"
                         + "FROM (SELECT CAST(array_agg(flushless_ord) AS bigint[]) AS o FROM flushless_dml) AS flushless_a,\n"
-                        + " (SELECT count(*) AS n FROM flushless_dml AS flushless_new JOIN flushless_old AS flushless_prior"
-                        + " ON flushless_prior.flushless_ord > flushless_new.flushless_ord AND ((flushless_new.flushless_u1)"
-                        + " = (flushless_prior.flushless_u1) OR (flushless_new.flushless_u2, flushless_new.flushless_u1)"
-                        + " IS NOT DISTINCT FROM (flushless_prior.flushless_u2, flushless_prior.flushless_u1))) AS flushless_c",
+                        + " (SELECT (SELECT count(*) FROM (SELECT min(flushless_ord) FILTER (WHERE flushless_side = 1) AS"
+                        + " flushless_m, max(flushless_ord) FILTER (WHERE flushless_side = 2) AS flushless_x FROM (SELECT"
+                        + " flushless_ord, flushless_u1, 1 AS flushless_side FROM flushless_dml UNION ALL SELECT"
+                        + " flushless_ord, flushless_u1, 2 FROM flushless_old) AS flushless_b WHERE flushless_u1 IS NOT NULL"
+                        + " GROUP BY flushless_u1) AS flushless_g WHERE flushless_g.flushless_x > flushless_g.flushless_m)"
+                        + " + (SELECT count(*) FROM (SELECT min(flushless_ord) FILTER (WHERE flushless_side = 1) AS"
+                        + " flushless_m, max(flushless_ord) FILTER (WHERE flushless_side = 2) AS flushless_x FROM (SELECT"
+                        + " flushless_ord, flushless_u2, flushless_u1, 1 AS flushless_side FROM flushless_dml UNION ALL"
+                        + " SELECT flushless_ord, flushless_u2, flushless_u1, 2 FROM flushless_old) AS flushless_b GROUP BY"
+                        + " flushless_u2, flushless_u1) AS flushless_g WHERE flushless_g.flushless_x >"
+                        + " flushless_g.flushless_m) AS n) AS flushless_c",
                 sql);
     }
 
