@@ -250,8 +250,7 @@ public final class Rewriter {
     public record UniqueCheck(java.util.List<String> columns, boolean nullsNotDistinct) {}
 
     /** Text in the error an in-order check raises, by which the driver recognises it. */
-    public static final String UNIQUE_ORDER_MARKER =
-            "flushless: a coalesced UPDATE gives a row a unique value that a" + " later row of the batch gives up";
+    public static final String UNIQUE_ORDER_MARKER = "flushless: a coalesced UPDATE gives a row a unique value";
 
     /**
      * {@link #keyedDmlUnnest} for an UPDATE that sets a column of a unique key, made to fail (so that the batch is
@@ -314,13 +313,10 @@ public final class Rewriter {
     }
 
     /**
-     * The number of values of one unique key that some batch row takes (new value, {@code flushless_dml}) before a
-     * later batch row gives it up (old value, {@code flushless_old}): per key value, the first ordinal that takes it
-     * against the last that held it, in one grouping of both sides. Linear in the rows whatever plan the server picks
-     * (a join of the two sides on the key was quadratic under a nested loop: 87 ms for 1,000 rows of a Hibernate
-     * update that sets a unique column, against 12 ms for bare pgjdbc's statements). A key compared with {@code =}
-     * never matches a value with a NULL part, so those rows are left out; a key whose NULLs are not distinct groups
-     * them, as {@code IS NOT DISTINCT FROM} compares.
+     * How many values of one unique key a batch row takes ({@code flushless_dml}) before a later row gives them up
+     * ({@code flushless_old}): per value, the first ordinal taking it against the last holding it, in one grouping,
+     * linear whatever the plan (a join on the key ran as a quadratic nested loop). {@code =} never matches a NULL
+     * part, so such rows are left out; NULLS NOT DISTINCT keys group them, as {@code IS NOT DISTINCT FROM} compares.
      */
     private static String clashingKeys(UniqueCheck check, java.util.List<String> columns) {
         StringBuilder key = new StringBuilder();
