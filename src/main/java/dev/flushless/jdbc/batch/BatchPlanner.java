@@ -74,6 +74,17 @@ public final class BatchPlanner {
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
+            return copy(rows, antiJoin, conflictFacts, unnestMinRows, copy, guarded);
+        }
+
+        /** These settings with the given values in place of their own (the connection's and session's stay). */
+        private Settings copy(
+                int rows,
+                boolean antiJoin,
+                ConflictFacts conflictFacts,
+                int unnestMinRows,
+                CopyChoice copy,
+                boolean guarded) {
             return new Settings(
                     rows,
                     trustTriggers,
@@ -91,16 +102,7 @@ public final class BatchPlanner {
          * INSERTs would ({@link CopyForm}); {@link CopyChoice#NEVER} keeps the INSERT forms.
          */
         public Settings withCopy(CopyChoice copy) {
-            return new Settings(
-                    maxRowsPerStatement,
-                    trustTriggers,
-                    exactSequences,
-                    session,
-                    antiJoin,
-                    conflictFacts,
-                    unnestMinRows,
-                    copy,
-                    guarded);
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded);
         }
 
         /**
@@ -111,16 +113,7 @@ public final class BatchPlanner {
          * fails the implicit transaction before it commits.
          */
         public Settings withGuard() {
-            return new Settings(
-                    maxRowsPerStatement,
-                    trustTriggers,
-                    exactSequences,
-                    session,
-                    antiJoin,
-                    conflictFacts,
-                    unnestMinRows,
-                    copy,
-                    true);
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, true);
         }
 
         /** Whether the batch runs inside the guard savepoint ({@link #withGuard}). */
@@ -139,16 +132,7 @@ public final class BatchPlanner {
          * they could not be read).
          */
         public Settings withAntiJoin(ConflictFacts conflictFacts) {
-            return new Settings(
-                    maxRowsPerStatement,
-                    trustTriggers,
-                    exactSequences,
-                    session,
-                    true,
-                    conflictFacts,
-                    unnestMinRows,
-                    copy,
-                    guarded);
+            return copy(maxRowsPerStatement, true, conflictFacts, unnestMinRows, copy, guarded);
         }
 
         /**
@@ -156,16 +140,7 @@ public final class BatchPlanner {
          * (instead of {@link KeyedPlanner#UNNEST_MIN_ROWS}); for tests of the array form's SQL.
          */
         public Settings withUnnestMinRows(int rows) {
-            return new Settings(
-                    maxRowsPerStatement,
-                    trustTriggers,
-                    exactSequences,
-                    session,
-                    antiJoin,
-                    conflictFacts,
-                    rows,
-                    copy,
-                    guarded);
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, rows, copy, guarded);
         }
 
         /** Fewest rows of a keyed UPDATE or DELETE batch joined to unnested arrays rather than a VALUES list. */
