@@ -98,6 +98,13 @@ public enum FallbackReason {
             "unique-key-out-of-order",
             "sets a column of a unique key (%s) in statements out of batch"
                     + " order (a repeated key): unique checks would run in another order than row by row"),
+    UNIQUE_UPDATE_SMALL(
+            "unique-update-small",
+            "sets a column of a unique key (%s) in a batch of %s rows, below flushless.uniqueUpdateMinRows (%s): the"
+                    + " in-order unique check costs more than the statements it replaces",
+            "a keyed UPDATE batch that sets a column of a unique key, smaller than flushless.uniqueUpdateMinRows (100"
+                    + " on PostgreSQL by default): the in-order unique check costs more than the statements it"
+                    + " replaces"),
     FOREIGN_KEY_ORDER("foreign-key-order", "%s", "a foreign key would be checked in another order than row by row (…)"),
     NOT_PGJDBC("not-pgjdbc", "the delegate connection is not pgjdbc: parameter types unknown"),
     COLUMN_NOT_FOUND("column-not-found", "%s", "a column the statement names is not in the catalog (…)"),

@@ -169,6 +169,16 @@ public final class FlushlessConfig {
         return rows != 0 ? Math.max(rows, 2) : yugabyte ? 2 : 50;
     }
 
+    /**
+     * The smallest keyed UPDATE batch setting a column of a unique key that is coalesced on this server ({@link
+     * FlushlessProperty#UNIQUE_UPDATE_MIN_ROWS}; its {@code 0} resolved: 100 on PostgreSQL, {@link #minBatchRows} on
+     * YugabyteDB).
+     */
+    public int uniqueUpdateMinRows(boolean yugabyte) {
+        int rows = intValue(FlushlessProperty.UNIQUE_UPDATE_MIN_ROWS);
+        return rows != 0 ? Math.max(rows, 2) : yugabyte ? minBatchRows(true) : 100;
+    }
+
     /** See {@link FlushlessProperty#COALESCE_FIRST_BATCH}. */
     public boolean coalesceFirstBatch() {
         return booleanValue(FlushlessProperty.COALESCE_FIRST_BATCH);

@@ -221,6 +221,16 @@ public class FlushlessDataSource implements DataSource {
         return getInt(FlushlessProperty.MIN_BATCH_ROWS);
     }
 
+    /** {@link FlushlessProperty#UNIQUE_UPDATE_MIN_ROWS}. */
+    public void setUniqueUpdateMinRows(int rows) {
+        set(FlushlessProperty.UNIQUE_UPDATE_MIN_ROWS, Integer.toString(rows));
+    }
+
+    /** {@link FlushlessProperty#UNIQUE_UPDATE_MIN_ROWS}, as set or its default. */
+    public int getUniqueUpdateMinRows() {
+        return getInt(FlushlessProperty.UNIQUE_UPDATE_MIN_ROWS);
+    }
+
     /** {@link FlushlessProperty#COALESCE_FIRST_BATCH}. */
     public void setCoalesceFirstBatch(boolean coalesce) {
         set(FlushlessProperty.COALESCE_FIRST_BATCH, Boolean.toString(coalesce));

@@ -81,6 +81,26 @@ public enum FlushlessProperty {
                     + " (0 = auto: 50 on PostgreSQL, 2 on YugabyteDB)"),
 
     /**
+     * The smallest keyed UPDATE batch that sets a column of a unique key which is coalesced. Such a statement must
+     * check that running its rows one by one in batch order would not have failed a unique check
+     * ({@code Rewriter.keyedUpdateInOrderUnnest}): a second join reads the rows' old values and a grouping compares
+     * them, a fixed cost that a small batch does not earn back. pgjdbc sends up to 250 statements in one round trip,
+     * so such a batch saves no round trip either. Measured (docs/benchmarks.md, a Hibernate-style UPDATE of every
+     * column on 2,000- and 20,000-row tables): coalesced 1.06-1.12x bare pgjdbc's time at 50 rows, 0.93-0.95x at
+     * 75-100 and 0.86-0.87x at 250. {@code 0}, the default, means 100 on PostgreSQL and {@link #MIN_BATCH_ROWS}' value
+     * on YugabyteDB, where every statement costs a consensus round trip. With writes buffered in {@code
+     * mode=transaction} such a batch is still coalesced, since they then ride along.
+     */
+    UNIQUE_UPDATE_MIN_ROWS(
+            "flushless.uniqueUpdateMinRows",
+            0,
+            0,
+            65535,
+            "Smallest keyed UPDATE batch that sets a column of a unique key that is coalesced; smaller ones run as"
+                    + " sent (0 = auto: 100 on PostgreSQL, where the in-order unique check costs more than it saves"
+                    + " below it, flushless.minBatchRows on YugabyteDB)"),
+
+    /**
      * Whether a connection's first batch into a table whose catalog facts it has not read is coalesced inside a
      * transaction. Off by default on PostgreSQL: the facts take a query of their own (one round trip), so coalescing
      * such a batch would cost one round trip more than pgjdbc's own pipelined batch of up to

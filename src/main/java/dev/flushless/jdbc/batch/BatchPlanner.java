@@ -36,6 +36,7 @@ public final class BatchPlanner {
         private final int unnestMinRows;
         private final CopyChoice copy;
         private final boolean guarded;
+        private final int uniqueUpdateMinRows;
 
         private Settings(
                 int maxRowsPerStatement,
@@ -46,8 +47,10 @@ public final class BatchPlanner {
                 ConflictFacts conflictFacts,
                 int unnestMinRows,
                 CopyChoice copy,
-                boolean guarded) {
+                boolean guarded,
+                int uniqueUpdateMinRows) {
             this.guarded = guarded;
+            this.uniqueUpdateMinRows = uniqueUpdateMinRows;
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
@@ -69,12 +72,13 @@ public final class BatchPlanner {
                     null,
                     KeyedPlanner.UNNEST_MIN_ROWS,
                     CopyChoice.NEVER,
-                    false);
+                    false,
+                    0);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
-            return copy(rows, antiJoin, conflictFacts, unnestMinRows, copy, guarded);
+            return copy(rows, antiJoin, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
         }
 
         /** These settings with the given values in place of their own (the connection's and session's stay). */
@@ -84,7 +88,8 @@ public final class BatchPlanner {
                 ConflictFacts conflictFacts,
                 int unnestMinRows,
                 CopyChoice copy,
-                boolean guarded) {
+                boolean guarded,
+                int uniqueUpdateMinRows) {
             return new Settings(
                     rows,
                     trustTriggers,
@@ -94,7 +99,8 @@ public final class BatchPlanner {
                     conflictFacts,
                     unnestMinRows,
                     copy,
-                    guarded);
+                    guarded,
+                    uniqueUpdateMinRows);
         }
 
         /**
@@ -102,7 +108,8 @@ public final class BatchPlanner {
          * INSERTs would ({@link CopyForm}); {@link CopyChoice#NEVER} keeps the INSERT forms.
          */
         public Settings withCopy(CopyChoice copy) {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded);
+            return copy(
+                    maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
         }
 
         /**
@@ -113,7 +120,7 @@ public final class BatchPlanner {
          * fails the implicit transaction before it commits.
          */
         public Settings withGuard() {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, true);
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, true, uniqueUpdateMinRows);
         }
 
         /** Whether the batch runs inside the guard savepoint ({@link #withGuard}). */
@@ -132,7 +139,7 @@ public final class BatchPlanner {
          * they could not be read).
          */
         public Settings withAntiJoin(ConflictFacts conflictFacts) {
-            return copy(maxRowsPerStatement, true, conflictFacts, unnestMinRows, copy, guarded);
+            return copy(maxRowsPerStatement, true, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
         }
 
         /**
@@ -140,7 +147,20 @@ public final class BatchPlanner {
          * (instead of {@link KeyedPlanner#UNNEST_MIN_ROWS}); for tests of the array form's SQL.
          */
         public Settings withUnnestMinRows(int rows) {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, rows, copy, guarded);
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, rows, copy, guarded, uniqueUpdateMinRows);
+        }
+
+        /**
+         * These settings with keyed UPDATE batches that set a column of a unique key coalesced only from {@code rows}
+         * rows ({@code flushless.uniqueUpdateMinRows} as the connection resolves it; 0, the default, coalesces any).
+         */
+        public Settings withUniqueUpdateMinRows(int rows) {
+            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded, rows);
+        }
+
+        /** Fewest rows of a keyed UPDATE batch setting a column of a unique key that is coalesced. */
+        public int uniqueUpdateMinRows() {
+            return uniqueUpdateMinRows;
         }
 
         /** Fewest rows of a keyed UPDATE or DELETE batch joined to unnested arrays rather than a VALUES list. */

@@ -67,6 +67,7 @@ final class KeyedPlanner {
         Object[] rowKeys = new Object[rows.size()];
         Fallback problem = PlanChecks.first(
                 () -> PlanChecks.reservedColumn(table),
+                () -> uniqueUpdateSmall(dml, rows.size(), table, settings.uniqueUpdateMinRows()),
                 planner::setColumnsProblem,
                 planner::tooLongProblem,
                 planner::keyColumnsProblem,
@@ -91,6 +92,26 @@ final class KeyedPlanner {
         return unnest != null
                 ? new BatchPlan(kind + "-unnest", unnest, null)
                 : new BatchPlan(kind, planner.valuesSteps(waves, checks, settings.maxRowsPerStatement()), null);
+    }
+
+    /**
+     * The unique-update rule ({@code flushless.uniqueUpdateMinRows}): why an UPDATE batch of {@code rows} rows that
+     * sets a column of a unique key runs as sent, or {@code null}. Coalesced, it needs the in-order unique check
+     * ({@link Rewriter#keyedUpdateInOrderUnnest}: a second join reading the rows' old values, and a grouping), which
+     * in a small batch costs more than the single-row statements it replaces (pgjdbc sends up to 250 of them in one
+     * round trip, so no round trip is saved either). Checked before any per-row work, so that the batch costs little
+     * more than pgjdbc's own.
+     */
+    static Fallback uniqueUpdateSmall(StatementDescription dml, int rows, TableInfo table, int minRows) {
+        if (dml.kind() != StatementDescription.Kind.UPDATE || rows >= minRows) {
+            return null;
+        }
+        List<dev.flushless.jdbc.session.TableCatalog.UniqueKey> touched = table.uniqueKeysTouching(
+                dml.assignments().stream().map(Assignment::column).toList());
+        return touched.isEmpty()
+                ? null
+                : FallbackReason.UNIQUE_UPDATE_SMALL.because(
+                        String.join(", ", touched.get(0).columns()), rows, minRows);
     }
 
     /**

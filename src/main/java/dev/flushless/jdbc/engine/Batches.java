@@ -51,8 +51,8 @@ final class Batches {
     private final SqlAnalyzer analyzer;
     private final ServerFacts server;
     private final TransactionBuffering transactions;
-    /** {@code flushless.minBatchRows} on this server, read once: the size rule asks it for every batch. */
-    private final int minBatchRows;
+    /** {@code flushless.minBatchRows} and {@code uniqueUpdateMinRows} on this server, read once. */
+    private final int minBatchRows, uniqueUpdateMinRows;
     /** pgjdbc's own {@code reWriteBatchedInserts} is on for this connection (see {@link #leftToPgjdbcRewrite}). */
     private final boolean pgjdbcRewritesInserts;
     /** The round-trip time to this connection's server, shared with the driver's other connections to it. */
@@ -70,6 +70,7 @@ final class Batches {
         this.server = engine.server();
         this.transactions = engine.transactions();
         this.minBatchRows = minBatchRows;
+        this.uniqueUpdateMinRows = config.uniqueUpdateMinRows(server.yugabyte());
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts;
         this.roundTrips = RoundTripTime.of(delegate);
         this.openGuards = new OpenGuards(!server.yugabyte());
@@ -209,9 +210,9 @@ final class Batches {
      * Runs the recorded {@code rows} of {@code batch}: buffered, ridden along, coalesced, or as sent.
      */
     BatchResult batch(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
-        noteBatchSize(batch.sql(), rows.size());
         engine.settleSchemaChange();
         String sql = batch.sql();
+        noteBatch(sql, rows.size(), null);
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         engine.replicaStatementStarting(kind, sql);
         boolean keys = batch.keyColumns() != null;
@@ -265,6 +266,7 @@ final class Batches {
                 description.onConflict() != StatementDescription.OnConflict.NONE && onConflictAntiJoin());
         if (plan.isFallback()) {
             stats.fallback(plan.fallback(), rows.size());
+            noteBatch(sql, rows.size(), plan.fallback());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
         }
@@ -286,32 +288,25 @@ final class Batches {
         if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
             return 0;
         }
-        if (largeLastBatch.containsKey(sql)) {
-            return 0; // its last batch was large enough to coalesce: so will this one likely be
-        }
-        return minBatchRows - 1;
+        Integer ahead = lastBatches.get(sql);
+        return ahead != null ? ahead : minBatchRows - 1;
     }
 
     /**
-     * SQL texts whose last PreparedStatement batch on this connection had more rows than {@link #asSentRowsAhead}
-     * hands to pgjdbc (most recently used 256): an application repeats its batch sizes (a loader, an ORM's flushes),
-     * and handing such a batch's rows to pgjdbc as they are added would copy them for nothing.
+     * {@link #asSentRowsAhead} for texts whose last batch here was larger than the size rule's (most recently used
+     * 256), as applications repeat their batch sizes: 0 (a coalesced batch's rows handed to pgjdbc would be copied for
+     * nothing), or {@code flushless.uniqueUpdateMinRows - 1} after the unique-update rule ran one as sent.
      */
-    private final java.util.Map<String, Boolean> largeLastBatch = new java.util.LinkedHashMap<>(64, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
+    private final java.util.Map<String, Integer> lastBatches = new RecentMap<>(256);
 
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
-            return size() > 256;
-        }
-    };
-
-    /** Notes the size of a batch of {@code sql} for {@link #asSentRowsAhead}. */
-    private void noteBatchSize(String sql, int rows) {
-        if (rows > minBatchRows - 1) {
-            largeLastBatch.put(sql, Boolean.TRUE);
+    /** Notes the size and route of a batch of {@code sql} for {@link #asSentRowsAhead}. */
+    private void noteBatch(String sql, int rows, Fallback fallback) {
+        if (fallback != null && fallback.reason() == FallbackReason.UNIQUE_UPDATE_SMALL) {
+            lastBatches.put(sql, uniqueUpdateMinRows - 1);
+        } else if (rows > minBatchRows - 1) {
+            lastBatches.put(sql, 0);
         } else {
-            largeLastBatch.remove(sql);
+            lastBatches.remove(sql);
         }
     }
 
@@ -399,7 +394,9 @@ final class Batches {
                 batch.keyColumns(),
                 openGuards.plannerSettings(
                         delegate,
-                        BatchPlanner.Settings.of(config, session).withCopy(copyChoice(batch.queryTimeoutSeconds()))),
+                        BatchPlanner.Settings.of(config, session)
+                                .withCopy(copyChoice(batch.queryTimeoutSeconds()))
+                                .withUniqueUpdateMinRows(minBatchRowsNow() == 0 ? 0 : uniqueUpdateMinRows)),
                 antiJoin);
     }
 

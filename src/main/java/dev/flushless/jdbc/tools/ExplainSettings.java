@@ -74,6 +74,7 @@ record ExplainSettings(
     BatchPlanner.Settings planner() {
         return BatchPlanner.Settings.of(config, session)
                 .withCopy(dev.flushless.jdbc.batch.CopyChoice.of(
-                        config.copy(), yugabyte, 0, false, session.known(), -1, true, false));
+                        config.copy(), yugabyte, 0, false, session.known(), -1, true, false))
+                .withUniqueUpdateMinRows(config.uniqueUpdateMinRows(yugabyte));
     }
 }

@@ -186,6 +186,43 @@ class KeyedPlannerTest {
                 plan("DELETE FROM t WHERE id = ?", rows(row(1)), expression).rewriteKind());
     }
 
+    /**
+     * flushless.uniqueUpdateMinRows: a batch that needs the in-order unique check runs as sent below the threshold
+     * (100 on PostgreSQL: the check's fixed cost is not earned back below it); at it, and for a batch that sets no unique
+     * column, nothing changes.
+     */
+    @Test
+    void aSmallBatchSettingAUniqueColumnRunsAsSentBelowTheThreshold() {
+        TableInfo uniqueName = table(
+                List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
+                ID,
+                NAME,
+                VERSION);
+        BatchPlanner.Settings pg = settings().withUniqueUpdateMinRows(100);
+        int[] below = java.util.stream.IntStream.rangeClosed(1, 99).toArray();
+        int[] at = java.util.stream.IntStream.rangeClosed(1, 100).toArray();
+        BatchPlan small = KeyedPlanner.plan(sql(UPDATE), named(below), uniqueName, pg);
+        assertEquals(
+                "sets a column of a unique key (name) in a batch of 99 rows, below flushless.uniqueUpdateMinRows"
+                        + " (100): the in-order unique check costs more than the statements it replaces",
+                small.fallbackReason());
+        assertEquals(
+                dev.flushless.jdbc.FallbackReason.UNIQUE_UPDATE_SMALL,
+                small.fallback().reason());
+        assertTrue(KeyedPlanner.plan(sql(UPDATE), named(at), uniqueName, pg)
+                .statements()
+                .get(0)
+                .sql()
+                .contains(dev.flushless.jdbc.rewrite.Rewriter.UNIQUE_ORDER_MARKER));
+        assertEquals(
+                "update-join-unnest",
+                KeyedPlanner.plan(sql(UPDATE), named(1, 2), T, pg).rewriteKind()); // no unique column set
+        assertEquals(
+                "delete-using-unnest",
+                KeyedPlanner.plan(sql("DELETE FROM t WHERE name = ?"), rows(row("a"), row("b")), uniqueName, pg)
+                        .rewriteKind());
+    }
+
     @Test
     void fallsBackWhereColumnsOrTypesAreNotModelled() throws Exception {
         assertEquals(

@@ -40,19 +40,21 @@ public final class TestDatabase implements AutoCloseable {
     /**
      * The settings every test URL carries unless it asks for the defaults ({@link #flushlessDefaultsUrl}): batches of
      * two rows and more are coalesced, even a connection's first batch into a table inside a transaction
-     * ({@code flushless.coalesceFirstBatch=true}), and the first write into a table is buffered, so that small test batches and
+     * ({@code flushless.coalesceFirstBatch=true}) and one that sets a unique column ({@code
+     * flushless.uniqueUpdateMinRows=2}), and the first write into a table is buffered, so that small test batches and
      * fresh test connections exercise the rewrites; INSERT batches keep the INSERT forms, whose statements the tests
      * count, where {@code flushless.copy=auto} would choose COPY by the round-trip time measured in the JVM; and
      * transaction mode buffers whatever the round trip ({@code flushless.bufferMinRoundTripMicros=0}: the embedded
      * server is on the same host, where the default runs a transaction's writes as sent). The size rule
      * ({@code flushless.minBatchRows}), the first-write rule ({@code flushless.bufferFirstWrite}), the first-batch rule
      * ({@code FirstBatchRuleTest}), the round-trip rule
-     * ({@code NearServerTest}) and COPY ({@code CopyFormTest}, the conformance table's {@code *_copy} variants) have
+     * ({@code NearServerTest}), the unique-update rule ({@code UniqueUpdateRuleTest}) and COPY ({@code CopyFormTest}, the conformance table's {@code *_copy} variants) have
      * tests of their own.
      */
     public static final String REWRITE_EVERYTHING =
             "flushless.minBatchRows=2&flushless.bufferFirstWrite=true&flushless.copy=off"
-                    + "&flushless.bufferMinRoundTripMicros=0&flushless.coalesceFirstBatch=true";
+                    + "&flushless.bufferMinRoundTripMicros=0&flushless.coalesceFirstBatch=true"
+                    + "&flushless.uniqueUpdateMinRows=2";
 
     /** The same database as a {@code jdbc:flushless:postgresql:} URL, with {@link #REWRITE_EVERYTHING}. */
     public String flushlessUrl() {
