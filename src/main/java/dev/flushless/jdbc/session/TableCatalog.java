@@ -415,14 +415,18 @@ public final class TableCatalog {
     }
 
     /**
-     * Sends the open transaction's COMMIT with the catalog queries of the pending tables in front of it, one round trip,
-     * and caches what they read ({@link CatalogQuery#runThenCommit}). Returns false when the COMMIT is still to be sent
-     * (a lookup failed and was undone; its error is dropped, the facts are read at the table's next batch); an error of
-     * the COMMIT itself is thrown as pgjdbc's {@code commit()} would throw it.
+     * Sends the open transaction's COMMIT with the catalog queries of the pending tables not read since in front of it,
+     * one round trip, and caches what they read ({@link CatalogQuery#runThenCommit}). Returns false when the COMMIT is
+     * still to be sent (nothing left to read; or a lookup failed and was undone, its error dropped and the facts read
+     * at the table's next batch); an error of the COMMIT itself is thrown as pgjdbc's {@code commit()} throws it.
      */
     public boolean readPendingThenCommit(Connection connection) throws SQLException {
         List<String> tables = new ArrayList<>(pending);
         pending.clear();
+        tables.removeIf(this::isCached); // read since: by the transaction's next batch, or a connection sharing facts
+        if (tables.isEmpty()) {
+            return false;
+        }
         Facts current = facts;
         long generation = current.generation.get();
         long epoch = EPOCH.get();
@@ -460,10 +464,6 @@ public final class TableCatalog {
      */
     public boolean firstWriteUnread(String table) {
         return !isCached(table) && writtenOnce.add(table);
-    }
-
-    public boolean isEmpty() {
-        return facts.tables.isEmpty();
     }
 
     /** Whether {@code table}'s facts are cached (read by this connection or one sharing its facts). */

@@ -13,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
@@ -142,6 +143,38 @@ class FirstBatchRuleTest {
         Observed eager = observe(url(FRESH + "&flushless.coalesceFirstBatch=true"), parentsAndChildren(20_000))[0];
         assertTrue(eager.report().fallbacks().isEmpty(), eager.report().toString());
         assertTrue(eager.roundTrips() > bare[0].roundTrips(), "catalog reads of their own: " + eager);
+    }
+
+    /**
+     * Two batches into one table in the first transaction: the first runs as sent, the second reads the facts and is
+     * coalesced, and the COMMIT carries no second read of them (pg_stat_statements counts one lookup).
+     */
+    @Test
+    void aTableReadByTheTransactionsNextBatchIsNotReadAgainAtCommit() throws SQLException {
+        db.resetStatementCounts();
+        Work twoBatches = c -> {
+            String counts = "";
+            for (int batch = 0; batch < 2; batch++) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO fb_parent (id, name) VALUES (?, ?)")) {
+                    for (int i = 0; i < 50; i++) {
+                        ps.setInt(1, 30_000 + batch * 50 + i);
+                        ps.setString(2, "p" + i);
+                        ps.addBatch();
+                    }
+                    counts += ps.executeBatch().length + " ";
+                }
+            }
+            return counts + commit(c);
+        };
+        Observed observed = observe(url(FRESH), twoBatches)[0];
+        assertEquals("50 50 committed", observed.outcome());
+        assertEquals(Map.of("first-batch", 50L), observed.report().fallbacks());
+        assertEquals(
+                Long.valueOf(50),
+                observed.report().rewrites().get("insert-unnest"),
+                observed.report().toString());
+        assertEquals(1, db.statementCount("%to_regclass%"), "the table's facts are read once");
+        assertEquals(List.of(List.of("100")), db.rows("SELECT count(*) FROM fb_parent WHERE id >= 30000"));
     }
 
     /** What {@code commit()} did: "committed", or the exception's class, SQLState and message. */
