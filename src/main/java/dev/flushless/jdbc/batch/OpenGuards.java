@@ -67,6 +67,17 @@ public final class OpenGuards {
         return state != TransactionState.FAILED && open < MAX_PER_TRANSACTION;
     }
 
+    /**
+     * The application's transaction ended (commit, rollback, autocommit switched on, close): its open guards ended with
+     * it. Without this, a connection whose transactions each begin with another statement than a batch (a sequence
+     * fetch, an entity load) would count the guards of all its transactions, and after 32 keep the in-statement check
+     * for good; {@link #available} still starts over when it finds no transaction open (one ended by a COMMIT the
+     * application sent as SQL).
+     */
+    public void transactionEnded() {
+        open = 0;
+    }
+
     /** {@code settings} with {@link BatchPlanner.Settings#withGuard} when {@link #available}, else as they are. */
     public BatchPlanner.Settings plannerSettings(Connection connection, BatchPlanner.Settings settings)
             throws SQLException {

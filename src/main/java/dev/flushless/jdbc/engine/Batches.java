@@ -53,6 +53,8 @@ final class Batches {
     private final TransactionBuffering transactions;
     /** {@code flushless.minBatchRows} and {@code uniqueUpdateMinRows} on this server, read once. */
     private final int minBatchRows, uniqueUpdateMinRows;
+
+    private final RowsAhead rowsAhead; // the rows of a text's next batch handed to pgjdbc as they are added
     /** pgjdbc's own {@code reWriteBatchedInserts} is on for this connection (see {@link #leftToPgjdbcRewrite}). */
     private final boolean pgjdbcRewritesInserts;
     /** The round-trip time to this connection's server, shared with the driver's other connections to it. */
@@ -71,6 +73,7 @@ final class Batches {
         this.transactions = engine.transactions();
         this.minBatchRows = minBatchRows;
         this.uniqueUpdateMinRows = config.uniqueUpdateMinRows(server.yugabyte());
+        this.rowsAhead = new RowsAhead(minBatchRows, uniqueUpdateMinRows);
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts;
         this.roundTrips = RoundTripTime.of(delegate);
         this.openGuards = new OpenGuards(!server.yugabyte());
@@ -212,7 +215,7 @@ final class Batches {
     BatchResult batch(RecordedBatch batch, List<Bind[]> rows) throws SQLException {
         engine.settleSchemaChange();
         String sql = batch.sql();
-        noteBatch(sql, rows.size(), null);
+        rowsAhead.note(sql, rows.size(), null);
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         engine.replicaStatementStarting(kind, sql);
         boolean keys = batch.keyColumns() != null;
@@ -266,7 +269,7 @@ final class Batches {
                 description.onConflict() != StatementDescription.OnConflict.NONE && onConflictAntiJoin());
         if (plan.isFallback()) {
             stats.fallback(plan.fallback(), rows.size());
-            noteBatch(sql, rows.size(), plan.fallback());
+            rowsAhead.note(sql, rows.size(), plan.fallback());
             transactions.beforeServerStatement(sql);
             return asSent(batch, rows);
         }
@@ -282,32 +285,18 @@ final class Batches {
      * size rule ({@link #sizeReason}), so that such a batch runs on pgjdbc's batch as it is, without a replay of its
      * recorded rows ({@link RecordedBatch#runAsSent} recognises them). 0 when the batch will likely be buffered or
      * carry buffered writes in {@code mode=transaction}. Only a cost estimate: {@link #batch} still decides the route
-     * from every recorded row, and a batch that grows to the threshold is planned from them.
+     * from every recorded row, and a batch that grows to the threshold is planned from them ({@link RowsAhead}).
      */
     int asSentRowsAhead(StatementDescription.Kind kind, String sql) {
         if (transactions.active() && (kind == StatementDescription.Kind.INSERT || transactions.hasBuffered())) {
             return 0;
         }
-        Integer ahead = lastBatches.get(sql);
-        return ahead != null ? ahead : minBatchRows - 1;
+        return rowsAhead.of(sql);
     }
 
-    /**
-     * {@link #asSentRowsAhead} for texts whose last batch here was larger than the size rule's (most recently used
-     * 256), as applications repeat their batch sizes: 0 (a coalesced batch's rows handed to pgjdbc would be copied for
-     * nothing), or {@code flushless.uniqueUpdateMinRows - 1} after the unique-update rule ran one as sent.
-     */
-    private final java.util.Map<String, Integer> lastBatches = new RecentMap<>(256);
-
-    /** Notes the size and route of a batch of {@code sql} for {@link #asSentRowsAhead}. */
-    private void noteBatch(String sql, int rows, Fallback fallback) {
-        if (fallback != null && fallback.reason() == FallbackReason.UNIQUE_UPDATE_SMALL) {
-            lastBatches.put(sql, uniqueUpdateMinRows - 1);
-        } else if (rows > minBatchRows - 1) {
-            lastBatches.put(sql, 0);
-        } else {
-            lastBatches.remove(sql);
-        }
+    /** The application's transaction ended: the guard savepoints its batches left open ended with it. */
+    void transactionEnded() {
+        openGuards.transactionEnded();
     }
 
     /**

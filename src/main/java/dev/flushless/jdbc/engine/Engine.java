@@ -291,6 +291,7 @@ public final class Engine implements Session {
     /** The application's transaction ended (commit, rollback, close): a schema change of it is now visible, or gone. */
     public void transactionEnded() {
         schema.transactionEnded();
+        batches.transactionEnded();
         if (followerReads != null) {
             followerReads.transactionEnded();
         }

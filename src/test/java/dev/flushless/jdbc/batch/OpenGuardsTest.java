@@ -193,6 +193,34 @@ class OpenGuardsTest {
         assertEquals(4, db.statementCount(CTE));
     }
 
+    /**
+     * Transactions that begin with a read before their batch (as Hibernate's begin with a sequence fetch or an entity
+     * load): each one's guards count from 0, so forty transactions of one batch each all take the plain form.
+     */
+    @Test
+    void eachTransactionCountsItsOwnGuardsWhenAReadOpensIt() throws SQLException {
+        int transactions = OpenGuards.MAX_PER_TRANSACTION + 8;
+        same((c, t) -> {
+            List<String> out = new ArrayList<>();
+            for (int x = 0; x < transactions; x++) {
+                try (java.sql.Statement s = c.createStatement();
+                        java.sql.ResultSet rs = s.executeQuery("SELECT count(*) FROM " + t)) {
+                    rs.next();
+                    out.add(rs.getString(1));
+                }
+                out.add(batch(c, t, x * 10, x * 10 + 10));
+                if (x % 2 == 0) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+            }
+            return out;
+        });
+        assertEquals(transactions, db.statementCount(PLAIN));
+        assertEquals(0, db.statementCount(CTE));
+    }
+
     @Test
     void aRolledBackTransactionTakesItsOpenGuardsWithIt() throws SQLException {
         List<String> out = same((c, t) -> {
