@@ -105,6 +105,11 @@ public enum FallbackReason {
             "a keyed UPDATE batch that sets a column of a unique key, smaller than flushless.uniqueUpdateMinRows (100"
                     + " on PostgreSQL by default): the in-order unique check costs more than the statements it"
                     + " replaces"),
+    SUBTRANSACTION_LIMIT(
+            "subtransaction-limit",
+            "the transaction took %s guard savepoints, the driver's cap: later batches and writes run as sent",
+            "inside a transaction that already took 48 of the driver's guard savepoints: later batches and writes run"
+                    + " as sent, so that the backend's 64 cached subtransaction IDs do not overflow"),
     FOREIGN_KEY_ORDER("foreign-key-order", "%s", "a foreign key would be checked in another order than row by row (…)"),
     NOT_PGJDBC("not-pgjdbc", "the delegate connection is not pgjdbc: parameter types unknown"),
     COLUMN_NOT_FOUND("column-not-found", "%s", "a column the statement names is not in the catalog (…)"),

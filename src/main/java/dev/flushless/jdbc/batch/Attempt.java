@@ -50,6 +50,22 @@ public final class Attempt {
             T result = recovery.afterUndo(undone);
             release(session, undone);
             return result;
+        } finally {
+            countSubtransaction(session);
+        }
+    }
+
+    /**
+     * Inside a transaction the attempt ran under a guard savepoint, which took a subtransaction whether it was released
+     * or not ({@link dev.flushless.jdbc.session.Subtransactions}); in autocommit it took none.
+     */
+    private static void countSubtransaction(Session session) {
+        try {
+            if (!session.delegate().getAutoCommit()) {
+                session.subtransactions().taken();
+            }
+        } catch (SQLException e) {
+            // a closed connection: its transaction is over
         }
     }
 
@@ -64,6 +80,8 @@ public final class Attempt {
         } catch (BatchExecutor.Undone undone) {
             dropStaleFacts(session, undone);
             return recovery.afterUndo(undone);
+        } finally {
+            countSubtransaction(session);
         }
     }
 

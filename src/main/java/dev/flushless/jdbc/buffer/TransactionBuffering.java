@@ -111,10 +111,16 @@ public final class TransactionBuffering {
      * sets a savepoint means to catch a write's error and roll back to it (the most common JDBC error handling, and
      * Spring's NESTED propagation), so every write inside it runs at once and fails at once, as under bare pgjdbc.
      * Not when pgjdbc's {@code autosave} is on either: pgjdbc then rolls a failed statement back by itself and the
-     * transaction goes on, which a write failing at a later call would break.
+     * transaction goes on, which a write failing at a later call would break. Nor once the transaction took the
+     * driver's cap of guard savepoints ({@link dev.flushless.jdbc.session.Subtransactions}).
      */
     boolean buffering() {
-        return active() && pays && savepoints.isEmpty() && !savepointText && !server.autosave();
+        return active()
+                && pays
+                && savepoints.isEmpty()
+                && !savepointText
+                && !server.autosave()
+                && !session.subtransactions().exhausted(delegate()); // each flush takes a guard savepoint
     }
 
     /** Times of this connection's reads, for {@link #pays}. */

@@ -24,6 +24,7 @@ import dev.flushless.jdbc.replica.ReplicaSession;
 import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.session.SessionFacts;
+import dev.flushless.jdbc.session.Subtransactions;
 import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.stats.FlushlessStats;
@@ -219,6 +220,11 @@ final class Batches {
         StatementDescription.Kind kind = SqlAnalyzer.leadingKind(sql);
         engine.replicaStatementStarting(kind, sql);
         boolean keys = batch.keyColumns() != null;
+        if (engine.subtransactions().exhausted(delegate)) { // no more guard savepoints in this transaction
+            stats.fallback(FallbackReason.SUBTRANSACTION_LIMIT.because(Subtransactions.LIMIT), rows.size());
+            transactions.beforeServerStatement(sql);
+            return asSent(batch, rows);
+        }
         if (kind == StatementDescription.Kind.INSERT
                 && pgjdbcRewritesInserts
                 && leftToPgjdbcRewrite(batch.description(), rows.size(), keys)) {
@@ -510,7 +516,9 @@ final class Batches {
             }
             transactions.beforeConnectionCall("a Statement batch", true);
         }
-        Fallback small = sizeReason(texts.size(), minBatchRows, "SQL texts");
+        Fallback small = engine.subtransactions().exhausted(delegate)
+                ? FallbackReason.SUBTRANSACTION_LIMIT.because(Subtransactions.LIMIT)
+                : sizeReason(texts.size(), minBatchRows, "SQL texts");
         if (small != null) {
             stats.fallback(small, texts.size());
             try {

@@ -20,6 +20,7 @@ import dev.flushless.jdbc.session.ConflictFacts;
 import dev.flushless.jdbc.session.ServerFacts;
 import dev.flushless.jdbc.session.Session;
 import dev.flushless.jdbc.session.SessionFacts;
+import dev.flushless.jdbc.session.Subtransactions;
 import dev.flushless.jdbc.session.TableCatalog;
 import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import dev.flushless.jdbc.stats.FlushlessStats;
@@ -71,13 +72,12 @@ public final class Engine implements Session {
     private final Connection delegate;
     private final FlushlessConfig config;
     private final FlushlessStats stats = FlushlessStats.forConnection();
+    private final Subtransactions subtransactions = new Subtransactions();
     private final TableCatalog catalog;
     private final SqlAnalyzer analyzer;
     private final ServerFacts server;
-    /** Catalog sharing and schema-change bookkeeping. */
-    private final SchemaChanges schema;
-    /** The batch routes. */
-    private final Batches batches;
+    private final SchemaChanges schema; // catalog sharing and schema-change bookkeeping
+    private final Batches batches; // the batch routes
     /** Group commit's lanes. */
     private final GroupLanes groupLanes = new GroupLanes(this);
 
@@ -126,18 +126,12 @@ public final class Engine implements Session {
         return replicas != null;
     }
 
-    /**
-     * Where a query runs: on a replica (the returned pgjdbc statement holds its result), or {@code null} for the
-     * primary (the facade then runs it as sent).
-     */
+    /** Where a query runs: on a replica (the pgjdbc statement returned holds its result), or null: the primary. */
     public Statement replicaQuery(ReplicaSession.Query query) throws SQLException {
         return replicas == null ? null : replicas.query(query);
     }
 
-    /**
-     * A statement starts on this connection: replica reads note writes and session changes (see ReplicaSession), and
-     * so do follower reads ({@link #followerReadStatement}).
-     */
+    /** A statement starts: replica reads (ReplicaSession) and follower reads note writes and session changes. */
     void replicaStatementStarting(StatementDescription.Kind kind, String sql) throws SQLException {
         if (replicas != null) {
             replicas.statementStarting(kind, sql);
@@ -196,6 +190,11 @@ public final class Engine implements Session {
     @Override
     public TableCatalog catalog() {
         return catalog;
+    }
+
+    @Override
+    public Subtransactions subtransactions() {
+        return subtransactions;
     }
 
     @Override
@@ -292,6 +291,7 @@ public final class Engine implements Session {
     public void transactionEnded() {
         schema.transactionEnded();
         batches.transactionEnded();
+        subtransactions.transactionEnded();
         if (followerReads != null) {
             followerReads.transactionEnded();
         }

@@ -32,6 +32,9 @@ public interface Session {
     /** The server: PostgreSQL or YugabyteDB, its version and flush model. */
     ServerFacts server();
 
+    /** The subtransactions the driver's guard savepoints took in the current transaction, and their cap. */
+    Subtransactions subtransactions();
+
     /** pgjdbc's settings that change what it sends for a parameter (read from the connection, nothing sent). */
     default SessionFacts sessionFacts() {
         return SessionFacts.of(delegate());
