@@ -1,5 +1,6 @@
 package dev.flushless.jdbc.batch;
 
+import dev.flushless.jdbc.session.Subtransactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.core.BaseConnection;
@@ -39,11 +40,13 @@ public final class OpenGuards {
     public static final int MAX_PER_TRANSACTION = 32;
 
     private final boolean enabled;
-    private int open;
+    /** The connection's count of its transaction's savepoints, the open guards among them. */
+    private final Subtransactions subtransactions;
 
     /** The open guards of one connection; {@code enabled} false (YugabyteDB) never opens one. */
-    public OpenGuards(boolean enabled) {
+    public OpenGuards(boolean enabled, Subtransactions subtransactions) {
         this.enabled = enabled;
+        this.subtransactions = subtransactions;
     }
 
     /**
@@ -62,20 +65,9 @@ public final class OpenGuards {
         }
         TransactionState state = pgjdbc.getTransactionState();
         if (state == TransactionState.IDLE) {
-            open = 0; // no transaction open: the last one ended, with its savepoints (however it ended)
+            subtransactions.transactionEnded(); // the last one ended, with its savepoints (however it ended)
         }
-        return state != TransactionState.FAILED && open < MAX_PER_TRANSACTION;
-    }
-
-    /**
-     * The application's transaction ended (commit, rollback, autocommit switched on, close): its open guards ended with
-     * it. Without this, a connection whose transactions each begin with another statement than a batch (a sequence
-     * fetch, an entity load) would count the guards of all its transactions, and after 32 keep the in-statement check
-     * for good; {@link #available} still starts over when it finds no transaction open (one ended by a COMMIT the
-     * application sent as SQL).
-     */
-    public void transactionEnded() {
-        open = 0;
+        return state != TransactionState.FAILED && subtransactions.open() < MAX_PER_TRANSACTION;
     }
 
     /** {@code settings} with {@link BatchPlanner.Settings#withGuard} when {@link #available}, else as they are. */
@@ -87,7 +79,7 @@ public final class OpenGuards {
     /** {@code plan} ran: a counted one ({@link #leavesOpen}) left its guard open. */
     public void ran(BatchPlan plan) {
         if (leavesOpen(plan)) {
-            open++;
+            subtransactions.leftOpen();
         }
     }
 

@@ -77,7 +77,7 @@ final class Batches {
         this.rowsAhead = new RowsAhead(minBatchRows, uniqueUpdateMinRows);
         this.pgjdbcRewritesInserts = pgjdbcRewritesInserts;
         this.roundTrips = RoundTripTime.of(delegate);
-        this.openGuards = new OpenGuards(!server.yugabyte());
+        this.openGuards = new OpenGuards(!server.yugabyte(), engine.subtransactions());
     }
 
     /** When a plain INSERT batch of this connection goes as COPY now ({@link CopyChoice#of}). */
@@ -298,11 +298,6 @@ final class Batches {
             return 0;
         }
         return rowsAhead.of(sql);
-    }
-
-    /** The application's transaction ended: the guard savepoints its batches left open ended with it. */
-    void transactionEnded() {
-        openGuards.transactionEnded();
     }
 
     /**

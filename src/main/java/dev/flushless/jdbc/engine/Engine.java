@@ -290,8 +290,7 @@ public final class Engine implements Session {
     /** The application's transaction ended (commit, rollback, close): a schema change of it is now visible, or gone. */
     public void transactionEnded() {
         schema.transactionEnded();
-        batches.transactionEnded();
-        subtransactions.transactionEnded();
+        subtransactions.transactionEnded(); // the driver's savepoints, open guards among them
         if (followerReads != null) {
             followerReads.transactionEnded();
         }

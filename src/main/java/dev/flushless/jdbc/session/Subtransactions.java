@@ -23,10 +23,22 @@ public final class Subtransactions {
     public static final int LIMIT = 48;
 
     private int taken;
+    /** Of {@link #taken}, the guards left open for an INSERT's update-count check ({@code OpenGuards}). */
+    private int open;
 
     /** A guarded attempt ran inside a transaction (its savepoint took a subtransaction, released or not). */
     public void taken() {
         taken++;
+    }
+
+    /** A guard was left open in the current transaction. */
+    public void leftOpen() {
+        open++;
+    }
+
+    /** The guards left open in the current transaction. */
+    public int open() {
+        return open;
     }
 
     /**
@@ -40,7 +52,7 @@ public final class Subtransactions {
         try {
             if (connection.isWrapperFor(BaseConnection.class)
                     && connection.unwrap(BaseConnection.class).getTransactionState() == TransactionState.IDLE) {
-                taken = 0;
+                transactionEnded();
                 return false;
             }
         } catch (SQLException e) {
@@ -49,8 +61,13 @@ public final class Subtransactions {
         return true;
     }
 
-    /** The application's transaction ended (commit, rollback, autocommit switched on, close). */
+    /**
+     * The transaction ended (commit, rollback, autocommit switched on, close; or pgjdbc reports none open), and its
+     * savepoints with it. Without this, a connection whose transactions begin with another statement than a batch (a
+     * sequence fetch, an entity load) would count the savepoints of all its transactions.
+     */
     public void transactionEnded() {
         taken = 0;
+        open = 0;
     }
 }

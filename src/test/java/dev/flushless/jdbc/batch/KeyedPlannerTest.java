@@ -39,6 +39,12 @@ class KeyedPlannerTest {
             + " RETURNING flushless_v.flushless_ord)\n";
     private static final TableInfo T = table(ID, NAME, VERSION);
     private static final TableInfo NO_KEY = table(List.of(), ID, NAME, VERSION);
+    /** Unique on its key and on {@code name}. */
+    private static final TableInfo UNIQUE_NAME = table(
+            List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
+            ID,
+            NAME,
+            VERSION);
 
     private static BatchPlan plan(String sql, List<Bind[]> rows, TableInfo table, String... config) {
         return KeyedPlanner.plan(sql(sql), rows, table, settings(config));
@@ -155,18 +161,13 @@ class KeyedPlannerTest {
 
     @Test
     void settingAUniqueColumnChecksTheBatchOrderUnlessAKeyRepeats() {
-        TableInfo uniqueName = table(
-                List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
-                ID,
-                NAME,
-                VERSION);
-        Step step = plan(UPDATE, named(1, 2), uniqueName).statements().get(0);
+        Step step = plan(UPDATE, named(1, 2), UNIQUE_NAME).statements().get(0);
         assertEquals(Decoding.ORDINAL_ARRAY, step.decoding());
         assertTrue(step.sql().contains("flushless: a coalesced UPDATE gives a row a unique value"), step.sql());
         assertEquals(
                 "sets a column of a unique key (name) in statements out of batch order (a repeated key): unique"
                         + " checks would run in another order than row by row",
-                plan(UPDATE, named(1, 1), uniqueName).fallbackReason());
+                plan(UPDATE, named(1, 1), UNIQUE_NAME).fallbackReason());
         TableInfo expression = new TableInfo(
                 1,
                 null,
@@ -193,15 +194,10 @@ class KeyedPlannerTest {
      */
     @Test
     void aSmallBatchSettingAUniqueColumnRunsAsSentBelowTheThreshold() {
-        TableInfo uniqueName = table(
-                List.of(new UniqueKey(List.of("id"), false, true), new UniqueKey(List.of("name"), false, true)),
-                ID,
-                NAME,
-                VERSION);
         BatchPlanner.Settings pg = settings().withUniqueUpdateMinRows(100);
         int[] below = java.util.stream.IntStream.rangeClosed(1, 99).toArray();
         int[] at = java.util.stream.IntStream.rangeClosed(1, 100).toArray();
-        BatchPlan small = KeyedPlanner.plan(sql(UPDATE), named(below), uniqueName, pg);
+        BatchPlan small = KeyedPlanner.plan(sql(UPDATE), named(below), UNIQUE_NAME, pg);
         assertEquals(
                 "sets a column of a unique key (name) in a batch of 99 rows, below flushless.uniqueUpdateMinRows"
                         + " (100): the in-order unique check costs more than the statements it replaces",
@@ -209,7 +205,7 @@ class KeyedPlannerTest {
         assertEquals(
                 dev.flushless.jdbc.FallbackReason.UNIQUE_UPDATE_SMALL,
                 small.fallback().reason());
-        assertTrue(KeyedPlanner.plan(sql(UPDATE), named(at), uniqueName, pg)
+        assertTrue(KeyedPlanner.plan(sql(UPDATE), named(at), UNIQUE_NAME, pg)
                 .statements()
                 .get(0)
                 .sql()
@@ -219,7 +215,7 @@ class KeyedPlannerTest {
                 KeyedPlanner.plan(sql(UPDATE), named(1, 2), T, pg).rewriteKind()); // no unique column set
         assertEquals(
                 "delete-using-unnest",
-                KeyedPlanner.plan(sql("DELETE FROM t WHERE name = ?"), rows(row("a"), row("b")), uniqueName, pg)
+                KeyedPlanner.plan(sql("DELETE FROM t WHERE name = ?"), rows(row("a"), row("b")), UNIQUE_NAME, pg)
                         .rewriteKind());
     }
 
