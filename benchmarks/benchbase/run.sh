@@ -5,7 +5,8 @@
 # and Flushless in batch and transaction mode, alternating the variants inside every round, at several terminal
 # counts and one-way delays (the project's latency proxy in front of the server), and writes one TSV line per run:
 # goodput, latency percentiles, the proxy's round trips, the Flushless report and, for TPC-C, its consistency
-# conditions checked after the run. Nothing of BenchBase is part of this project: point BENCHBASE_HOME at an unpacked
+# conditions checked after the run; for --load-only, the CPU seconds the local server's processes used (reaped backends
+# included; the server column, when the server runs on this machine). Nothing of BenchBase is part of this project: point BENCHBASE_HOME at an unpacked
 # build of it (docs/benchmarks.md, "BenchBase", says how to build one). Not run in CI.
 #
 #   BENCHBASE_HOME=/path/to/benchbase-postgres benchmarks/benchbase/run.sh [options]
@@ -239,23 +240,31 @@ run_one() { # workload terminals delay variant round
   sql "DROP DATABASE IF EXISTS $db"
 }
 
+server_cpu() { # CPU seconds the local server's processes used so far, reaped backends included ("" when not local)
+  local pm; pm=$(pgrep -o -x postgres 2>/dev/null) || { pm=$(pgrep -o -f 'postgres -D' 2>/dev/null) || return 0; }
+  local hz; hz=$(getconf CLK_TCK)
+  { cat "/proc/$pm/stat"; for c in $(pgrep -P "$pm"); do cat "/proc/$c/stat" 2>/dev/null; done; } | awk -v hz="$hz" \
+    'NR == 1 { t += $16 + $17 } { t += $14 + $15 } END { printf "%.1f", t / hz }'
+}
+
 load_one() { # workload variant round: a fresh database, BenchBase's create and load through the variant, timed
   local wl=$1 variant=$2 round=$3 db="fl_bb_load_$$" tag="load-$1-$2-r$3"
   sql "DROP DATABASE IF EXISTS $db"; sql "CREATE DATABASE $db"
   config_of "$wl" "$(url_of "$hostport" "$db" "$variant")" 1 "$out/$tag.xml"
-  local start end
-  start=$(date +%s.%N)
+  local start end cpu0 cpu1 server=-
+  cpu0=$(server_cpu); start=$(date +%s.%N)
   benchbase "$wl" "$out/$tag.xml" "$out/$tag.report" "$out/$tag.log" --create=true --load=true --execute=false \
     || echo "[benchbase] $tag failed: see $out/$tag.log" >&2
-  end=$(date +%s.%N)
+  end=$(date +%s.%N); cpu1=$(server_cpu)
+  [[ -n "$cpu0" && -n "$cpu1" ]] && server="cpu=$(python3 -c "print(round($cpu1 - $cpu0, 1))")s"
   local seconds; seconds=$(python3 -c "print(round($end - $start, 2))")
   local rows; rows=$(psql -h "$db_host" -p "$db_port" -U "$user" -d "$db" -qAtc \
     "SELECT sum(n_live_tup) FROM pg_stat_user_tables" 2>/dev/null || echo NA)
   local report; report=$(cat "$out/$tag.report" 2>/dev/null | tr '\t' ' ' || echo -)
   [[ "$variant" == bare || "$variant" == rewrite ]] && report=-
-  printf '%s\tload\t1\t0\t%s\t%s\t%s\t-\t-\t-\t-\t-\trows=%s\t-\t%s\t%s\n' "$wl" "$variant" "$round" "$seconds" \
-    "$rows" "$(cpu_of "$out/$tag.log")" "$report" >>"$tsv"
-  echo "[benchbase] $tag ${seconds}s rows=$rows"
+  printf '%s\tload\t1\t0\t%s\t%s\t%s\t-\t-\t-\t-\t-\trows=%s\t%s\t%s\t%s\n' "$wl" "$variant" "$round" "$seconds" \
+    "$rows" "$server" "$(cpu_of "$out/$tag.log")" "$report" >>"$tsv"
+  echo "[benchbase] $tag ${seconds}s rows=$rows server $server client $(cpu_of "$out/$tag.log")s"
   sql "DROP DATABASE IF EXISTS $db"
 }
 
