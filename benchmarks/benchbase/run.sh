@@ -41,6 +41,7 @@ root="$(cd "$here/../.." && pwd)"
 workloads=tpcc terminals=1,4,16 delays=0 variants=bare,rewrite,batch,transaction isolation=SERIALIZABLE
 time_s=30 warmup_s=5 weights= rounds=1 scale=4 load_only=false reload=false build=true
 server=jdbc:postgresql://127.0.0.1:5432/ user=postgres password= out=
+command_line="$0 $*"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --workloads) workloads=$2; shift ;;
@@ -101,7 +102,7 @@ mkdir -p "$out/raw"
 tsv="$out/runs.tsv"
 [[ -f "$tsv" ]] || printf 'workload\tisolation\tterminals\tdelay_ms\tvariant\tround\tgoodput\tthroughput\tp50_ms\tp95_ms\tp99_ms\tround_trips\tconsistency\tserver\tclient_cpu_s\treport\n' >"$tsv"
 {
-  echo "command: $0 $*"; echo "commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (dirty)')"
+  echo "command: $command_line"; echo "commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (dirty)')"
   echo "benchbase: $BENCHBASE_HOME"; echo "java: $("$java_bin" -version 2>&1 | head -1)"
   echo "server: $(sql 'SELECT version()')"
 } >"$out/run.txt"
