@@ -24,83 +24,55 @@ public final class BatchPlanner {
      * Inputs that do not come from the batch itself: {@code flushless.maxRowsPerStatement},
      * {@code flushless.trustTriggers} and {@code flushless.exactSequences} from the connection's configuration
      * ({@link #of}), pgjdbc's session settings, and whether ON CONFLICT batches take the anti-join form
-     * ({@link #withAntiJoin}). Immutable; every value is set by name.
+     * ({@link #withAntiJoin}). Immutable once handed out (each with-method changes only a fresh copy); every value is set by name.
      */
     public static final class Settings {
         private final int maxRowsPerStatement;
         private final boolean trustTriggers;
         private final boolean exactSequences;
         private final SessionFacts session;
-        private final boolean antiJoin;
-        private final ConflictFacts conflictFacts;
-        private final int unnestMinRows;
-        private final CopyChoice copy;
-        private final boolean guarded;
-        private final int uniqueUpdateMinRows;
+        // Set only by the with-methods, on a copy not yet handed out (see #duplicate).
+        private boolean antiJoin;
+        private ConflictFacts conflictFacts;
+        private int unnestMinRows = KeyedPlanner.UNNEST_MIN_ROWS;
+        private CopyChoice copy = CopyChoice.NEVER;
+        private boolean guarded;
+        private int uniqueUpdateMinRows;
 
-        private Settings(
-                int maxRowsPerStatement,
-                boolean trustTriggers,
-                boolean exactSequences,
-                SessionFacts session,
-                boolean antiJoin,
-                ConflictFacts conflictFacts,
-                int unnestMinRows,
-                CopyChoice copy,
-                boolean guarded,
-                int uniqueUpdateMinRows) {
-            this.guarded = guarded;
-            this.uniqueUpdateMinRows = uniqueUpdateMinRows;
+        private Settings(int maxRowsPerStatement, boolean trustTriggers, boolean exactSequences, SessionFacts session) {
             this.maxRowsPerStatement = maxRowsPerStatement;
             this.trustTriggers = trustTriggers;
             this.exactSequences = exactSequences;
             this.session = session;
-            this.antiJoin = antiJoin;
-            this.conflictFacts = conflictFacts;
-            this.unnestMinRows = unnestMinRows;
-            this.copy = copy;
+        }
+
+        /**
+         * A copy of these settings with {@code maxRowsPerStatement} rows per statement, the rest as they are: the one
+         * place that copies, so that each with-method names the one value it changes.
+         */
+        private Settings duplicate(int maxRowsPerStatement) {
+            Settings to = new Settings(maxRowsPerStatement, trustTriggers, exactSequences, session);
+            to.antiJoin = antiJoin;
+            to.conflictFacts = conflictFacts;
+            to.unnestMinRows = unnestMinRows;
+            to.copy = copy;
+            to.guarded = guarded;
+            to.uniqueUpdateMinRows = uniqueUpdateMinRows;
+            return to;
+        }
+
+        private Settings duplicate() {
+            return duplicate(maxRowsPerStatement);
         }
 
         /** The settings of a connection configured by {@code config} whose pgjdbc session is {@code session}; native ON CONFLICT. */
         public static Settings of(FlushlessConfig config, SessionFacts session) {
-            return new Settings(
-                    config.maxRowsPerStatement(),
-                    config.trustTriggers(),
-                    config.exactSequences(),
-                    session,
-                    false,
-                    null,
-                    KeyedPlanner.UNNEST_MIN_ROWS,
-                    CopyChoice.NEVER,
-                    false,
-                    0);
+            return new Settings(config.maxRowsPerStatement(), config.trustTriggers(), config.exactSequences(), session);
         }
 
         /** These settings with at most {@code rows} rows per statement instead of the configured number. */
         public Settings withMaxRowsPerStatement(int rows) {
-            return copy(rows, antiJoin, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
-        }
-
-        /** These settings with the given values in place of their own (the connection's and session's stay). */
-        private Settings copy(
-                int rows,
-                boolean antiJoin,
-                ConflictFacts conflictFacts,
-                int unnestMinRows,
-                CopyChoice copy,
-                boolean guarded,
-                int uniqueUpdateMinRows) {
-            return new Settings(
-                    rows,
-                    trustTriggers,
-                    exactSequences,
-                    session,
-                    antiJoin,
-                    conflictFacts,
-                    unnestMinRows,
-                    copy,
-                    guarded,
-                    uniqueUpdateMinRows);
+            return duplicate(rows);
         }
 
         /**
@@ -108,8 +80,9 @@ public final class BatchPlanner {
          * INSERTs would ({@link CopyForm}); {@link CopyChoice#NEVER} keeps the INSERT forms.
          */
         public Settings withCopy(CopyChoice copy) {
-            return copy(
-                    maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
+            Settings to = duplicate();
+            to.copy = copy;
+            return to;
         }
 
         /**
@@ -120,7 +93,9 @@ public final class BatchPlanner {
          * fails the implicit transaction before it commits.
          */
         public Settings withGuard() {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, true, uniqueUpdateMinRows);
+            Settings to = duplicate();
+            to.guarded = true;
+            return to;
         }
 
         /** Whether the batch runs inside the guard savepoint ({@link #withGuard}). */
@@ -139,7 +114,10 @@ public final class BatchPlanner {
          * they could not be read).
          */
         public Settings withAntiJoin(ConflictFacts conflictFacts) {
-            return copy(maxRowsPerStatement, true, conflictFacts, unnestMinRows, copy, guarded, uniqueUpdateMinRows);
+            Settings to = duplicate();
+            to.antiJoin = true;
+            to.conflictFacts = conflictFacts;
+            return to;
         }
 
         /**
@@ -147,7 +125,9 @@ public final class BatchPlanner {
          * (instead of {@link KeyedPlanner#UNNEST_MIN_ROWS}); for tests of the array form's SQL.
          */
         public Settings withUnnestMinRows(int rows) {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, rows, copy, guarded, uniqueUpdateMinRows);
+            Settings to = duplicate();
+            to.unnestMinRows = rows;
+            return to;
         }
 
         /**
@@ -155,7 +135,9 @@ public final class BatchPlanner {
          * rows ({@code flushless.uniqueUpdateMinRows} as the connection resolves it; 0, the default, coalesces any).
          */
         public Settings withUniqueUpdateMinRows(int rows) {
-            return copy(maxRowsPerStatement, antiJoin, conflictFacts, unnestMinRows, copy, guarded, rows);
+            Settings to = duplicate();
+            to.uniqueUpdateMinRows = rows;
+            return to;
         }
 
         /** Fewest rows of a keyed UPDATE batch setting a column of a unique key that is coalesced. */
