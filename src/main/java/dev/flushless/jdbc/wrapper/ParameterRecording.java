@@ -58,11 +58,6 @@ final class ParameterRecording {
     private final java.util.BitSet accepted = new java.util.BitSet();
     /** The application held pgjdbc's statement ({@code unwrap}): every setter reaches pgjdbc from then on. */
     private boolean handedOver;
-    /** The application called {@code clearParameters()} since its last {@code addBatch()}. */
-    private boolean clearedSinceRow;
-    /** Recorded rows the application set up from cleared parameters (the first {@code addBatch()} after a clear). */
-    private final java.util.Set<Bind[]> afterClear =
-            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     ParameterRecording(PreparedStatement prepared, Engine engine, StatementDescription.Kind leadingKind, String sql) {
         this.prepared = prepared;
@@ -165,7 +160,7 @@ final class ParameterRecording {
     void syncPgjdbc() throws SQLException {
         if (lagging && recorder != null && !prepared.isClosed()) {
             Bind[] current = recorder.current();
-            applyCurrent(current, new Bind[][] {hasNull(current) ? typedBefore(recorder.rows()) : null});
+            apply(current, hasNull(current) ? recorder.valuesBeforeCurrent() : null);
         }
         lagging = false;
     }
@@ -199,14 +194,10 @@ final class ParameterRecording {
                 mirrored = 0;
             }
             recorder.addRow();
-            if (clearedSinceRow) {
-                afterClear.add(recorder.rows().get(recorder.rowCount() - 1));
-            }
         } else {
             prepared.addBatch();
             passedThroughRows++;
         }
-        clearedSinceRow = false;
     }
 
     /** The recorded rows of the batch about to run, noting whether pgjdbc's batch holds exactly them. */
@@ -233,13 +224,13 @@ final class ParameterRecording {
             mirrored = 0;
         }
         inPgjdbc = null;
-        Bind[][] typed = {null};
+        Bind[] earlier = null;
         for (Bind[] row : rows) {
-            apply(row, typed);
+            earlier = replay(recorder, row, earlier);
             prepared.addBatch();
         }
         if (recorder != null) {
-            applyCurrent(recorder.current(), typed);
+            apply(recorder.current(), earlier);
         }
         lagging = false;
     }
@@ -263,10 +254,10 @@ final class ParameterRecording {
             return delegate.toString();
         }
         StringJoiner rows = new StringJoiner(";\n");
-        Bind[][] typed = {null};
+        Bind[] earlier = null;
         try {
             for (Bind[] row : rendered.rows()) {
-                apply(row, typed);
+                earlier = replay(rendered, row, earlier);
                 rows.add(delegate.toString());
             }
             return rows.toString();
@@ -274,7 +265,7 @@ final class ParameterRecording {
             return delegate.toString();
         } finally {
             try {
-                applyCurrent(rendered.current(), typed);
+                apply(rendered.current(), earlier);
             } catch (SQLException | RuntimeException ignored) {
                 // rendering must not fail; the values are restored as far as pgjdbc takes them back
             }
@@ -298,73 +289,45 @@ final class ParameterRecording {
     }
 
     /**
-     * Sets a recorded row's values on pgjdbc's statement from cleared parameters, so that a position the application
-     * left unset stays unset, and as pgjdbc would have typed them. pgjdbc keeps a parameter's earlier type when a NULL
-     * of no particular type is set over it ({@code SimpleParameterList.bind}, so that it need not parse the statement
-     * again): {@code setNull(i, Types.ARRAY)} after an {@code setArray} still sends an int4[], and the statement prepared
-     * for the earlier rows serves the row. So before a NULL, the value last set at its position since the application's
-     * last {@code clearParameters()} ({@code typed[0]}, carried from row to row) is set first, as the application's
+     * Sets {@code values} on pgjdbc's statement from cleared parameters, so that a position the application left unset
+     * stays unset, and as pgjdbc would have typed them. pgjdbc keeps a parameter's earlier type when a NULL of no
+     * particular type is set over it ({@code SimpleParameterList.bind}, so that it need not parse the statement again):
+     * {@code setNull(i, Types.ARRAY)} after an {@code setArray} still sends an int4[], and the statement prepared for
+     * the earlier rows serves the row. So before a NULL, the value last set at its position since the application's last
+     * {@code clearParameters()} ({@code earlier}, {@link BatchRecorder#valuesAfter}) is set first, as the application's
      * calls had set it. Without it pgjdbc parsed the statement again for such a row and for the next, and a value the
      * next row's custom plan could not take failed while the server planned the INSERT, before its serial column's
      * default drew an id, where bare pgjdbc's prepared statement drew one first (an id fewer under
      * {@code flushless.exactSequences}, found by the differential tester).
      */
-    private void apply(Bind[] row, Bind[][] typed) throws SQLException {
-        if (afterClear.contains(row)) {
-            typed[0] = null;
-        }
-        applyCurrent(row, typed);
-    }
-
-    /** {@link #apply} for values that are not a recorded row (the application's current ones). */
-    private void applyCurrent(Bind[] row, Bind[][] typed) throws SQLException {
+    private void apply(Bind[] values, Bind[] earlier) throws SQLException {
         prepared.clearParameters();
-        Bind[] earlier = typed[0];
-        for (int i = 0; i < row.length; i++) {
-            if (row[i] == null) {
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] == null) {
                 continue;
             }
-            if (row[i].value() == null && earlier != null && i < earlier.length && earlier[i] != null) {
+            if (values[i].value() == null && earlier != null && i < earlier.length && earlier[i] != null) {
                 earlier[i].applyTo(prepared, i + 1); // the type pgjdbc keeps under an untyped NULL
             }
-            row[i].applyTo(prepared, i + 1);
+            values[i].applyTo(prepared, i + 1);
         }
-        typed[0] = typedAfter(earlier, row);
     }
 
-    /** The last value set at each position after {@code row} was set over {@code earlier}'s (updated in place). */
-    private static Bind[] typedAfter(Bind[] earlier, Bind[] row) {
-        Bind[] after = earlier == null
-                ? new Bind[row.length]
-                : earlier.length >= row.length ? earlier : java.util.Arrays.copyOf(earlier, row.length);
-        for (int i = 0; i < row.length; i++) {
-            if (row[i] != null && row[i].value() != null) {
-                after[i] = row[i];
-            }
-        }
-        return after;
+    /** {@link #apply} for the next of {@code from}'s rows in a replay; returns the values last set after it. */
+    private Bind[] replay(BatchRecorder from, Bind[] row, Bind[] earlier) throws SQLException {
+        Bind[] before = from != null && from.followsClear(row) ? null : earlier;
+        apply(row, before);
+        return BatchRecorder.valuesAfter(before, row);
     }
 
-    /** Whether {@code row} sets a NULL somewhere (whose type pgjdbc may take from the value before it). */
-    private static boolean hasNull(Bind[] row) {
-        for (Bind bind : row) {
+    /** Whether {@code values} set a NULL somewhere (whose type pgjdbc may take from the value before it). */
+    private static boolean hasNull(Bind[] values) {
+        for (Bind bind : values) {
             if (bind != null && bind.value() == null) {
                 return true;
             }
         }
         return false;
-    }
-
-    /** The last value set at each position over the recorded {@code rows} since the application's last clear. */
-    private Bind[] typedBefore(List<Bind[]> rows) {
-        if (clearedSinceRow) {
-            return null;
-        }
-        Bind[] typed = null;
-        for (Bind[] row : rows) {
-            typed = afterClear.contains(row) ? typedAfter(null, row) : typedAfter(typed, row);
-        }
-        return typed;
     }
 
     /** Before a setter whose value is not kept (a stream, a large object, ...): recording stops ({@link #STREAM_OR_LOB}). */
@@ -387,12 +350,12 @@ final class ParameterRecording {
             return;
         }
         mirrored = 0; // none: pgjdbc's batch was cleared when the batch grew past the limit
-        Bind[][] typed = {null};
+        Bind[] earlier = null;
         for (Bind[] row : stopped.rows()) {
-            apply(row, typed);
+            earlier = replay(stopped, row, earlier);
             prepared.addBatch();
         }
-        applyCurrent(stopped.current(), typed);
+        apply(stopped.current(), earlier);
     }
 
     /**
@@ -403,7 +366,6 @@ final class ParameterRecording {
         if (recorder != null) {
             recorder.clearRows();
         }
-        afterClear.clear();
         limitKnown = false;
         if (mirrored > 0) {
             // the rows ran another way (coalesced, buffered, ridden along) or failed: pgjdbc's copies go with them
@@ -420,7 +382,6 @@ final class ParameterRecording {
     /** {@code clearParameters()}, after pgjdbc's: a statement whose recording stopped records again. */
     void parametersCleared() throws SQLException {
         lagging = false; // pgjdbc's parameters were cleared too
-        clearedSinceRow = true;
         if (recorder != null) {
             recorder.clearParameters();
         } else if (stoppedReason != null && !prepared.isClosed()) {
