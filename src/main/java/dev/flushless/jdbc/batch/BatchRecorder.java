@@ -20,8 +20,11 @@ public final class BatchRecorder {
     private List<Bind[]> rows = new ArrayList<>();
     /** {@code clearParameters()} was called since the last {@code addBatch()}. */
     private boolean clearedSinceRow;
-    /** Rows added first after a {@code clearParameters()} (kept until {@link #clearRows}, for replays of taken rows). */
-    private final Set<Bind[]> afterClear = Collections.newSetFromMap(new IdentityHashMap<>());
+    /**
+     * Rows added first after a {@code clearParameters()} (kept until {@link #clearRows}, for replays of taken rows);
+     * {@code null} until there is one, since most statements are never cleared and one is made per prepare.
+     */
+    private Set<Bind[]> afterClear;
 
     /** Records the setter call for 1-based {@code index}. */
     public void set(int index, Bind bind) {
@@ -41,6 +44,9 @@ public final class BatchRecorder {
     public void addRow() {
         Bind[] row = current.clone();
         if (clearedSinceRow) {
+            if (afterClear == null) {
+                afterClear = Collections.newSetFromMap(new IdentityHashMap<>());
+            }
             afterClear.add(row);
             clearedSinceRow = false;
         }
@@ -49,7 +55,7 @@ public final class BatchRecorder {
 
     /** Whether the application cleared the parameters before setting up {@code row}, one of this recorder's rows. */
     public boolean followsClear(Bind[] row) {
-        return afterClear.contains(row);
+        return afterClear != null && afterClear.contains(row);
     }
 
     /**
@@ -108,6 +114,6 @@ public final class BatchRecorder {
 
     public void clearRows() {
         rows.clear();
-        afterClear.clear();
+        afterClear = null;
     }
 }
