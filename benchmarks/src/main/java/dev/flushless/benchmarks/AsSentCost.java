@@ -49,6 +49,87 @@ public final class AsSentCost {
     /** The workload in the printed lines: W7, or W8 with {@code --workload w8}. */
     private static String label = "W7";
 
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    private static final OrderLineShape LOADER_SHAPE = new OrderLineShape();
+
+    /** BenchBase's TPC-C stock table (its foreign keys left out: every form checks them alike). */
+    private static final String STOCK_TABLE = "CREATE TABLE %s (s_w_id int NOT NULL, s_i_id int NOT NULL,"
+            + " s_quantity int NOT NULL, s_ytd decimal(8,2) NOT NULL, s_order_cnt int NOT NULL, s_remote_cnt int NOT NULL,"
+            + " s_data varchar(50) NOT NULL, s_dist_01 char(24) NOT NULL, s_dist_02 char(24) NOT NULL,"
+            + " s_dist_03 char(24) NOT NULL, s_dist_04 char(24) NOT NULL, s_dist_05 char(24) NOT NULL,"
+            + " s_dist_06 char(24) NOT NULL, s_dist_07 char(24) NOT NULL, s_dist_08 char(24) NOT NULL,"
+            + " s_dist_09 char(24) NOT NULL, s_dist_10 char(24) NOT NULL, PRIMARY KEY (s_w_id, s_i_id))";
+
+    /**
+     * One batch of stock rows as BenchBase's {@code TPCCLoader.loadStock} binds them: no column list, setLong into int
+     * columns, setDouble into decimal, eleven strings (random letters, as its {@code randomStr}).
+     */
+    private static void stockBatch(Connection c, String table, long first, int rows) throws SQLException {
+        java.util.Random random = new java.util.Random(first);
+        try (java.sql.PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO " + table + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (int i = 0; i < rows; i++) {
+                long n = first + i;
+                int idx = 1;
+                ps.setLong(idx++, n / 100_000 + 1);
+                ps.setLong(idx++, n % 100_000 + 1);
+                ps.setLong(idx++, 10 + random.nextInt(91));
+                ps.setDouble(idx++, 0);
+                ps.setLong(idx++, 0);
+                ps.setLong(idx++, 0);
+                ps.setString(idx++, letters(random, 26 + random.nextInt(25)));
+                for (int d = 0; d < 10; d++) {
+                    ps.setString(idx++, letters(random, 24));
+                }
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /**
+     * One batch of order_line rows as BenchBase's {@code TPCCLoader.loadOrderLines} binds them into the wide shape's
+     * table: no column list, setLong for two int columns, setTimestamp or {@code setNull(i, 0)}, setDouble into
+     * decimal.
+     */
+    private static void orderLineBatch(Connection c, String table, long first, int rows) throws SQLException {
+        java.util.Random random = new java.util.Random(first);
+        try (java.sql.PreparedStatement ps =
+                c.prepareStatement("INSERT INTO " + table + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            for (int i = 0; i < rows; i++) {
+                long n = first + i;
+                int idx = 1;
+                ps.setInt(idx++, OrderLineShape.warehouse(n));
+                ps.setInt(idx++, OrderLineShape.district(n));
+                ps.setInt(idx++, OrderLineShape.order(n));
+                ps.setInt(idx++, OrderLineShape.line(n));
+                ps.setLong(idx++, OrderLineShape.item(n));
+                boolean delivered = OrderLineShape.order(n) < 2101;
+                if (delivered) {
+                    ps.setTimestamp(idx++, new java.sql.Timestamp(1_780_000_000_000L + n));
+                } else {
+                    ps.setNull(idx++, 0);
+                }
+                ps.setDouble(idx++, delivered ? 0 : (float) (1 + random.nextInt(999_999)) / 100.0);
+                ps.setLong(idx++, OrderLineShape.warehouse(n));
+                ps.setDouble(idx++, 5);
+                ps.setString(idx, letters(random, 24));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    private static String letters(java.util.Random random, int length) {
+        char[] out = new char[length];
+        for (int i = 0; i < length; i++) {
+            out[i] = (char) ('a' + random.nextInt(26));
+        }
+        return new String(out);
+    }
+
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
@@ -69,6 +150,27 @@ public final class AsSentCost {
             this.table = table;
             this.insert = "INSERT INTO " + table + " (id, a, b) VALUES (?, ?, ?)";
         }
+
+        /**
+         * CPU time of the side's server backend (its {@code /proc/<pid>/schedstat}, when the server runs on this
+         * machine), µs per operation, per round; NaN otherwise.
+         */
+        double[] serverMicrosPerOp;
+
+        /** The whole JVM's CPU time (GC and compiler threads too), µs per operation, per round. */
+        double[] processMicrosPerOp;
+
+        /** The server backend's process id ({@code pg_backend_pid()}). */
+        int backendPid;
+
+        /** With {@code --workload loader}: autocommit batches of TPC-C order_line rows, as BenchBase's loader. */
+        boolean loader;
+
+        /** With {@code --workload loader_stock}: BenchBase's stock rows instead. */
+        boolean stock;
+
+        /** With {@code --workload loader_order_line}: BenchBase's order_line rows, bound as its loader binds them. */
+        boolean orderLine;
 
         /** The Payment transaction of a {@code --workload payment} side, or null. */
         PaymentOp payment;
@@ -102,6 +204,16 @@ public final class AsSentCost {
             }
             long first = nextId;
             nextId += rows;
+            if (loader) {
+                if (stock) {
+                    stockBatch(connection, table, first, rows);
+                } else if (orderLine) {
+                    orderLineBatch(connection, table, first, rows);
+                } else {
+                    LOADER_SHAPE.insertBatch(connection, table, first, rows);
+                }
+                return;
+            }
             InsertRows.insertBatch(connection, insert, first, rows);
             connection.commit();
         }
@@ -118,6 +230,9 @@ public final class AsSentCost {
         String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
         boolean w8 = false;
         boolean payment = false;
+        boolean loader = false;
+        boolean stock = false;
+        boolean orderLine = false;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -144,7 +259,24 @@ public final class AsSentCost {
                             label = "W8";
                             yield true;
                         }
-                        default -> throw new IllegalArgumentException("--workload w7, w8 or payment: " + value);
+                        case "loader" -> {
+                            label = "Loader";
+                            loader = true;
+                            yield false;
+                        }
+                        case "loader_order_line" -> {
+                            label = "LoaderOrderLine";
+                            loader = true;
+                            orderLine = true;
+                            yield false;
+                        }
+                        case "loader_stock" -> {
+                            label = "LoaderStock";
+                            loader = true;
+                            stock = true;
+                            yield false;
+                        }
+                        default -> throw new IllegalArgumentException("--workload w7, w8, payment or loader: " + value);
                     };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -161,10 +293,21 @@ public final class AsSentCost {
                         execute(
                                 house,
                                 "DROP TABLE IF EXISTS " + table,
-                                "CREATE TABLE " + table + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
+                                stock
+                                        ? STOCK_TABLE.formatted(table)
+                                        : orderLine
+                                                ? LOADER_SHAPE.createTable(table)
+                                                : loader
+                                                        ? LOADER_SHAPE.createTable(table)
+                                                        : "CREATE TABLE " + table
+                                                                + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
                         Connection c = DriverManager.getConnection(connect(url, name));
-                        c.setAutoCommit(false);
+                        c.setAutoCommit(loader);
                         Side side = new Side(name, c, table);
+                        side.loader = loader;
+                        side.stock = stock;
+                        side.orderLine = orderLine;
+                        side.backendPid = backendPid(c);
                         if (payment) {
                             side.payment = new PaymentOp(prefix + name + "_");
                             side.payment.create(house);
@@ -227,6 +370,8 @@ public final class AsSentCost {
             return;
         }
         for (Side s : sides) {
+            s.serverMicrosPerOp = new double[rounds];
+            s.processMicrosPerOp = new double[rounds];
             s.cpuNanosPerOp = new double[rounds];
             s.userNanosPerOp = new double[rounds];
             s.bytesPerOp = new double[rounds];
@@ -237,7 +382,11 @@ public final class AsSentCost {
                 Collections.reverse(order);
             }
             for (Side s : order) {
+                double server0 = backendCpuNanos(s.backendPid);
+                long process0 = PROCESS.getProcessCpuTime();
                 double[] r = block(house, s, rows, ops);
+                s.processMicrosPerOp[round] = (PROCESS.getProcessCpuTime() - process0) / 1e3 / ops;
+                s.serverMicrosPerOp[round] = (backendCpuNanos(s.backendPid) - server0) / 1e3 / ops;
                 s.cpuNanosPerOp[round] = r[0];
                 s.bytesPerOp[round] = r[1];
                 s.userNanosPerOp[round] = r[2];
@@ -253,7 +402,8 @@ public final class AsSentCost {
             }
             System.out.printf(
                     Locale.ROOT,
-                    "[as-sent-cost] %s rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | %8.0f B/op"
+                    "[as-sent-cost] %s rows=%d %-22s CPU %7.2f µs/op (median %7.2f), user %6.2f | JVM %7.1f, server %7.1f µs/op"
+                            + " | %8.0f B/op"
                             + " | vs %s: CPU %.3fx ±%.3f, %+.2f µs/op, user %+.2f µs/op, %+.0f B/op | %d rounds x %d ops%n",
                     label,
                     rows,
@@ -261,6 +411,8 @@ public final class AsSentCost {
                     mean(s.cpuNanosPerOp) / 1e3,
                     median(s.cpuNanosPerOp) / 1e3,
                     mean(s.userNanosPerOp) / 1e3,
+                    mean(s.processMicrosPerOp),
+                    mean(s.serverMicrosPerOp),
                     mean(s.bytesPerOp),
                     bare.name,
                     mean(ratio),
@@ -296,6 +448,28 @@ public final class AsSentCost {
         return new double[] {(double) (cpu1 - cpu0) / n, (double) (bytes1 - bytes0) / n, (double) (user1 - user0) / n};
     }
 
+    /** The backend's CPU time in ns ({@code /proc/<pid>/schedstat}'s first field), NaN when not readable. */
+    private static double backendCpuNanos(int pid) {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/schedstat"));
+            return Double.parseDouble(stat.substring(0, stat.indexOf(' ')));
+        } catch (java.io.IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static int backendPid(Connection c) throws SQLException {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            int pid = rs.getInt(1);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            return pid;
+        }
+    }
+
     private static String connect(String url, String side) {
         if (side.equals("bare")) {
             return url;
@@ -309,6 +483,9 @@ public final class AsSentCost {
         String mode = side.substring("flushless_".length());
         if (mode.equals("transaction_buffering")) { // buffers however near the server is
             mode = "transaction&flushless.bufferMinRoundTripMicros=0";
+        }
+        if (mode.equals("batch_copy")) { // COPY for every coalesced plain INSERT batch
+            mode = "batch&flushless.copy=always";
         }
         if (mode.equals("group_commit")) {
             mode = "batch&flushless.groupCommit=true";

@@ -24,7 +24,7 @@ final class Casts {
      * column, as {@link #decideCast} decides it), or {@code null} when the VALUES form must be used.
      */
     static String[] insertCasts(StatementDescription insert, List<Bind[]> rows, TableInfo table, SessionFacts session) {
-        List<String> columns = insert.parameterColumns();
+        List<String> columns = targetColumns(insert, table);
         if (columns == null || !session.known() || insert.rowParameterCount() != columns.size()) {
             return null;
         }
@@ -36,6 +36,31 @@ final class Casts {
             }
         }
         return casts;
+    }
+
+    /**
+     * The column each parameter fills, in parameter order: those the INSERT names, or, for an INSERT without a column
+     * list whose VALUES tuple is {@code (?, ?, ...)} (BenchBase's loaders write theirs so), the table's first columns in
+     * their order, as PostgreSQL assigns such a tuple; {@code null} for any other shape. The order is known only from
+     * facts read from the catalog (ordered by {@code attnum}, dropped columns left out), which also tell which columns
+     * COPY may fill ({@link TableInfo#notCopyable} is set then; the explain tool's offline catalog and tests leave it
+     * {@code null}). The unnest form keeps the INSERT without a column list ({@code INSERT INTO t SELECT ...} fills the
+     * same first columns); COPY names them.
+     */
+    static List<String> targetColumns(StatementDescription insert, TableInfo table) {
+        if (insert.parameterColumns() != null) {
+            return insert.parameterColumns();
+        }
+        int n = insert.parameterCount();
+        if (!insert.insertColumns().isEmpty() || n == 0 || n > table.columns().size() || table.notCopyable() == null) {
+            return null;
+        }
+        String tuple =
+                insert.sql().substring(insert.tupleStart(), insert.tupleEnd()).replaceAll("\\s", "");
+        if (!tuple.equals("(" + "?,".repeat(n - 1) + "?)")) {
+            return null;
+        }
+        return List.copyOf(table.columns().keySet()).subList(0, n);
     }
 
     /**

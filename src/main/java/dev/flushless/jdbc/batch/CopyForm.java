@@ -55,7 +55,7 @@ public record CopyForm(
             why[0] = problem;
             return null;
         }
-        List<String> names = targetColumns(insert, table);
+        List<String> names = Casts.targetColumns(insert, table);
         ColumnInfo[] targets = new ColumnInfo[names.size()];
         for (int p = 0; p < targets.length; p++) {
             targets[p] = table.column(names.get(p));
@@ -103,7 +103,7 @@ public record CopyForm(
                 || insert.hasReturning()) {
             return "not a plain INSERT ... VALUES";
         }
-        List<String> columns = targetColumns(insert, table);
+        List<String> columns = Casts.targetColumns(insert, table);
         if (columns == null) {
             return "the INSERT's VALUES are not all parameters, in the order of its columns";
         }
@@ -126,27 +126,6 @@ public record CopyForm(
             }
         }
         return null;
-    }
-
-    /**
-     * The column each parameter fills, in parameter order: those the INSERT names, or, for an INSERT without a column
-     * list whose VALUES tuple is {@code (?, ?, ...)} (BenchBase's loaders write theirs so), the table's first columns in
-     * their order (catalog facts only: {@link TableInfo#copyable} is false otherwise); {@code null} for any other shape.
-     */
-    static List<String> targetColumns(StatementDescription insert, TableInfo table) {
-        if (insert.parameterColumns() != null) {
-            return insert.parameterColumns();
-        }
-        int n = insert.parameterCount();
-        if (!insert.insertColumns().isEmpty() || n == 0 || n > table.columns().size()) {
-            return null;
-        }
-        String tuple =
-                insert.sql().substring(insert.tupleStart(), insert.tupleEnd()).replaceAll("\\s", "");
-        if (!tuple.equals("(" + "?,".repeat(n - 1) + "?)")) {
-            return null;
-        }
-        return List.copyOf(table.columns().keySet()).subList(0, n);
     }
 
     /**

@@ -25,7 +25,10 @@ import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Plain INSERT batches planned without a server: forms, chunks, decoding; and the transaction buffer's members. */
@@ -128,6 +131,52 @@ class InsertPlannerTest {
                 last.sql());
         assertEquals(-1, last.rowParameters(), "binds every parameter of each row");
         assertEquals(0, last.tail().length);
+    }
+
+    @Test
+    void anInsertWithoutAColumnListTravelsAsArraysWhenTheCatalogGaveTheColumnOrder() {
+        // BenchBase's loaders: INSERT INTO t VALUES (?, ?, ...) fills the table's first columns in attnum order
+        Map<String, ColumnInfo> columns = new LinkedHashMap<>(T.columns());
+        TableInfo read = new TableInfo(
+                1,
+                null,
+                null,
+                false,
+                columns,
+                new long[] {1},
+                false,
+                T.uniqueKeys(),
+                null,
+                new long[] {1},
+                List.of(),
+                List.of(),
+                Set.of());
+        BatchPlan plan = InsertPlanner.plan(sql("INSERT INTO t VALUES (?, ?)"), numbered(3), read, null, settings());
+        assertEquals("insert-unnest", plan.rewriteKind());
+        assertTrue(
+                plan.statements()
+                        .get(0)
+                        .sql()
+                        .startsWith("WITH flushless_ins AS (INSERT INTO t SELECT flushless_v.flushless_p1,"
+                                + " flushless_v.flushless_p2 FROM unnest(CAST(? AS integer[]),"
+                                + " CAST(? AS text[])::varchar[])"),
+                plan.statements().get(0).sql());
+        assertEquals(
+                List.of(List.of(1, 2, 3), List.of("n0", "n1", "n2")),
+                arraysOf(plan.statements().get(0)));
+        BatchPlan fewer =
+                InsertPlanner.plan(sql("INSERT INTO t VALUES (?)"), rows(row(1), row(2)), read, null, settings());
+        assertEquals("insert-unnest", fewer.rewriteKind(), "the first column only; the others take their defaults");
+        assertEquals(
+                "insert-values",
+                InsertPlanner.plan(sql("INSERT INTO t VALUES (?, ?)"), numbered(3), T, null, settings())
+                        .rewriteKind(),
+                "column order not known (not read from the catalog)");
+        assertEquals(
+                "insert-values",
+                InsertPlanner.plan(sql("INSERT INTO t VALUES (?, upper(?))"), numbered(3), read, null, settings())
+                        .rewriteKind(),
+                "not every value a bare parameter");
     }
 
     @Test

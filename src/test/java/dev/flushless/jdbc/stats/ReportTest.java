@@ -62,7 +62,7 @@ class ReportTest {
             assertEquals(1 + 1 + 1 + 1 + 1, report.roundTrips(), "the commit's round trip included: " + report);
             assertEquals(100 + 1 + 3, report.estimatedFlushesBefore(), report.toString());
             assertEquals(1 + 1 + 3, report.estimatedFlushesAfter(), report.toString());
-            assertEquals(Long.valueOf(100), report.rewrites().get("insert-values"));
+            assertEquals(Long.valueOf(100), report.rewrites().get("insert-unnest"), report.toString());
             assertEquals(
                     Long.valueOf(3), report.fallbacks().get(dev.flushless.jdbc.FallbackReason.INSERT_SELECT.code()));
             assertEquals(1, report.coalescedRuns());
@@ -82,7 +82,7 @@ class ReportTest {
             assertEquals(
                     100,
                     registry.get("flushless.rewrites")
-                            .tag("kind", "insert-values")
+                            .tag("kind", "insert-unnest")
                             .functionCounter()
                             .count());
             assertEquals(
