@@ -16,7 +16,9 @@
 #   --terminals LIST     terminal counts                       [1,4,16]
 #   --delays LIST        one-way delays in ms (0: no proxy)    [0]
 #   --variants LIST      bare,rewrite,batch,transaction        [bare,rewrite,batch,transaction]
-#                        (also batch_copy, batch_nocopy: batch mode with flushless.copy=always or off)
+#                        (also batch_copy, batch_nocopy: batch mode with flushless.copy=always or off; batch_before:
+#                        batch mode with the classes in $FLUSHLESS_BEFORE_CLASSES ahead of the jar, an earlier build's
+#                        target/classes, for before/after pairs in one run)
 #   --isolation LEVEL    SERIALIZABLE|REPEATABLE_READ|READ_COMMITTED (as BenchBase's TRANSACTION_*) [SERIALIZABLE]
 #   --time SECONDS       execute phase per run                 [30]
 #   --warmup SECONDS     BenchBase warm-up before measuring    [5]
@@ -115,6 +117,7 @@ url_of() { # variant database -> JDBC URL
     batch) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch" ;;
     transaction) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=transaction" ;;
     batch_copy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=always" ;;
+    batch_before) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch" ;;
     batch_nocopy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=off" ;;
     *) echo "unknown variant $3" >&2; exit 2 ;;
   esac
@@ -143,11 +146,19 @@ tree.write(out)
 PY
 }
 
+classpath_of() { # variant -> BenchBase's class path (batch_before: the earlier build's classes first)
+  if [[ "$1" == batch_before ]]; then
+    echo "${FLUSHLESS_BEFORE_CLASSES:?set FLUSHLESS_BEFORE_CLASSES to the target/classes of an earlier build}:$cp"
+  else
+    echo "$cp"
+  fi
+}
+
 benchbase() { # workload config report-file log-file flags... ; the client's CPU seconds go to $log.cpu
   local wl=$1 cfg=$2 report=$3 log=$4; shift 4
   local TIMEFORMAT='%U %S' rc=0
   { time { (cd "$BENCHBASE_HOME" && "$java_bin" ${BENCHBASE_JAVA_OPTS:-} -Dflushless.bench.report="$report" \
-      -cp "$cp" "$here/FlushlessBenchBase.java" -b "$wl" -c "$cfg" -d "$out/raw" "$@") >"$log" 2>&1 || rc=$?; }; } \
+      -cp "$(classpath_of "${variant:-}")" "$here/FlushlessBenchBase.java" -b "$wl" -c "$cfg" -d "$out/raw" "$@") >"$log" 2>&1 || rc=$?; }; } \
       2>"$log.cpu"
   return $rc
 }
