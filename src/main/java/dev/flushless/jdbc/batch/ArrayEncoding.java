@@ -116,7 +116,12 @@ final class ArrayEncoding {
     }
 
     static Object[] newIntegerArray(String cast, int length) {
-        return (Object[]) java.lang.reflect.Array.newInstance(integerArrayType(cast), length);
+        Class<?> type = integerArrayType(cast);
+        return type == Integer.class
+                ? new Integer[length]
+                : type == Long.class
+                        ? new Long[length]
+                        : type == Short.class ? new Short[length] : new Double[length]; // no reflection per batch
     }
 
     /**

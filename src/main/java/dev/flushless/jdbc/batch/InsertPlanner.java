@@ -74,10 +74,10 @@ final class InsertPlanner {
             int maxRows,
             SessionFacts session) {
         boolean[] nativeArrays = Casts.nativeArrays(rows, casts);
-        String sql = Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
-        if (checkedInStatement(decoding)) {
-            sql = Rewriter.countChecked(returningOne(insert, sql));
-        }
+        String sql = checkedInStatement(decoding) // both texts kept: a batch of a statement seen before builds none
+                ? Rewriter.countChecked(Rewriter.insertUnnest(
+                        insert, casts, nativeArrays, insert.hasReturning() ? null : RETURNING_ONE))
+                : Rewriter.insertUnnest(insert, casts, nativeArrays, returningSuffix);
         List<Step> steps = new ArrayList<>();
         for (int[] chunk : RowGroups.chunks(rows.size(), maxRows)) {
             Object[][] arrays = Casts.encodeArrays(rows, chunk, casts, nativeArrays, session);
@@ -99,9 +99,12 @@ final class InsertPlanner {
         return decoding != Decoding.RETURNED_ROWS && decoding != Decoding.COUNTED;
     }
 
+    /** What a count-checked INSERT without a RETURNING of its own returns: one column per inserted row. */
+    private static final String RETURNING_ONE = "\nRETURNING 1";
+
     /** The INSERT with a RETURNING for its count check: its own, else {@code RETURNING 1}. */
     private static String returningOne(StatementDescription insert, String sql) {
-        return insert.hasReturning() ? sql : sql + "\nRETURNING 1";
+        return insert.hasReturning() ? sql : sql + RETURNING_ONE;
     }
 
     /** See {@link BatchPlanner#insertMembers}. */

@@ -55,9 +55,9 @@ public final class Rewriter {
         return countChecked(insert, Integer.toString(rows));
     }
 
-    /** {@link #countChecked(String, int)} with the expected row count as a trailing bigint parameter. */
+    /** {@link #countChecked(String, int)} with the expected count as a trailing bigint parameter; kept per text. */
     public static String countChecked(String insert) {
-        return countChecked(insert, "CAST(? AS bigint)");
+        return RewriteMemo.text(() -> countChecked(insert, "CAST(? AS bigint)"), "countChecked", insert);
     }
 
     private static String countChecked(String insert, String expected) {
