@@ -54,6 +54,42 @@ public final class AsSentCost {
 
     private static final OrderLineShape LOADER_SHAPE = new OrderLineShape();
 
+    /** The {@code --workload loader*} batches: autocommit batches of {@code --rows} rows, as a loader sends them. */
+    private enum Loader {
+        /** TPC-C order_line rows with a column list ({@link OrderLineShape}). */
+        ORDER_LINE_SHAPE("Loader"),
+        /** BenchBase's order_line rows, bound as its loader binds them. */
+        BENCHBASE_ORDER_LINE("LoaderOrderLine"),
+        /** BenchBase's stock rows. */
+        BENCHBASE_STOCK("LoaderStock");
+
+        final String label;
+
+        Loader(String label) {
+            this.label = label;
+        }
+
+        static Loader of(String workload) {
+            return switch (workload) {
+                case "loader_order_line" -> BENCHBASE_ORDER_LINE;
+                case "loader_stock" -> BENCHBASE_STOCK;
+                default -> ORDER_LINE_SHAPE;
+            };
+        }
+
+        String createTable(String table) {
+            return this == BENCHBASE_STOCK ? STOCK_TABLE.formatted(table) : LOADER_SHAPE.createTable(table);
+        }
+
+        void batch(Connection c, String table, long first, int rows) throws SQLException {
+            switch (this) {
+                case BENCHBASE_STOCK -> stockBatch(c, table, first, rows);
+                case BENCHBASE_ORDER_LINE -> orderLineBatch(c, table, first, rows);
+                default -> LOADER_SHAPE.insertBatch(c, table, first, rows);
+            }
+        }
+    }
+
     /** BenchBase's TPC-C stock table (its foreign keys left out: every form checks them alike). */
     private static final String STOCK_TABLE = "CREATE TABLE %s (s_w_id int NOT NULL, s_i_id int NOT NULL,"
             + " s_quantity int NOT NULL, s_ytd decimal(8,2) NOT NULL, s_order_cnt int NOT NULL, s_remote_cnt int NOT NULL,"
@@ -163,14 +199,8 @@ public final class AsSentCost {
         /** The server backend's process id ({@code pg_backend_pid()}). */
         int backendPid;
 
-        /** With {@code --workload loader}: autocommit batches of TPC-C order_line rows, as BenchBase's loader. */
-        boolean loader;
-
-        /** With {@code --workload loader_stock}: BenchBase's stock rows instead. */
-        boolean stock;
-
-        /** With {@code --workload loader_order_line}: BenchBase's order_line rows, bound as its loader binds them. */
-        boolean orderLine;
+        /** The loader batches of a {@code --workload loader*} side (autocommit), or null. */
+        Loader loader;
 
         /** The Payment transaction of a {@code --workload payment} side, or null. */
         PaymentOp payment;
@@ -204,14 +234,8 @@ public final class AsSentCost {
             }
             long first = nextId;
             nextId += rows;
-            if (loader) {
-                if (stock) {
-                    stockBatch(connection, table, first, rows);
-                } else if (orderLine) {
-                    orderLineBatch(connection, table, first, rows);
-                } else {
-                    LOADER_SHAPE.insertBatch(connection, table, first, rows);
-                }
+            if (loader != null) {
+                loader.batch(connection, table, first, rows);
                 return;
             }
             InsertRows.insertBatch(connection, insert, first, rows);
@@ -230,9 +254,7 @@ public final class AsSentCost {
         String prefix = "ascpu_" + ProcessHandle.current().pid() + "_";
         boolean w8 = false;
         boolean payment = false;
-        boolean loader = false;
-        boolean stock = false;
-        boolean orderLine = false;
+        Loader loader = null;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -259,24 +281,14 @@ public final class AsSentCost {
                             label = "W8";
                             yield true;
                         }
-                        case "loader" -> {
-                            label = "Loader";
-                            loader = true;
+                        case "loader", "loader_order_line", "loader_stock" -> {
+                            loader = Loader.of(value);
+                            label = loader.label;
                             yield false;
                         }
-                        case "loader_order_line" -> {
-                            label = "LoaderOrderLine";
-                            loader = true;
-                            orderLine = true;
-                            yield false;
-                        }
-                        case "loader_stock" -> {
-                            label = "LoaderStock";
-                            loader = true;
-                            stock = true;
-                            yield false;
-                        }
-                        default -> throw new IllegalArgumentException("--workload w7, w8, payment or loader: " + value);
+                        default ->
+                            throw new IllegalArgumentException(
+                                    "--workload w7, w8, payment, loader, loader_order_line or loader_stock: " + value);
                     };
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -293,20 +305,14 @@ public final class AsSentCost {
                         execute(
                                 house,
                                 "DROP TABLE IF EXISTS " + table,
-                                stock
-                                        ? STOCK_TABLE.formatted(table)
-                                        : orderLine
-                                                ? LOADER_SHAPE.createTable(table)
-                                                : loader
-                                                        ? LOADER_SHAPE.createTable(table)
-                                                        : "CREATE TABLE " + table
-                                                                + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
+                                loader != null
+                                        ? loader.createTable(table)
+                                        : "CREATE TABLE " + table
+                                                + " (id bigint PRIMARY KEY, a int NOT NULL, b text NOT NULL)");
                         Connection c = DriverManager.getConnection(connect(url, name));
-                        c.setAutoCommit(loader);
+                        c.setAutoCommit(loader != null);
                         Side side = new Side(name, c, table);
                         side.loader = loader;
-                        side.stock = stock;
-                        side.orderLine = orderLine;
                         side.backendPid = backendPid(c);
                         if (payment) {
                             side.payment = new PaymentOp(prefix + name + "_");

@@ -4,6 +4,7 @@ import static dev.flushless.jdbc.batch.PlannerFixture.ID;
 import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
 import static dev.flushless.jdbc.batch.PlannerFixture.PGJDBC;
 import static dev.flushless.jdbc.batch.PlannerFixture.PRICE;
+import static dev.flushless.jdbc.batch.PlannerFixture.readTable;
 import static dev.flushless.jdbc.batch.PlannerFixture.settings;
 import static dev.flushless.jdbc.batch.PlannerFixture.sql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +19,6 @@ import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Types;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,29 +34,7 @@ class CopyFormTest {
     private static final ColumnInfo BIG = new ColumnInfo("big", 20, "bigint", true);
     private static final ColumnInfo NOTE = new ColumnInfo("note", 1043, "character varying", true, 10);
 
-    /** A plain table whose COPY facts were read, none of {@code notCopyable} GENERATED ALWAYS or generated. */
-    private static TableInfo table(Set<String> notCopyable, ColumnInfo... columns) {
-        Map<String, ColumnInfo> byName = new LinkedHashMap<>();
-        for (ColumnInfo column : columns) {
-            byName.put(column.name(), column);
-        }
-        return new TableInfo(
-                7,
-                null,
-                null,
-                false,
-                byName,
-                new long[] {7},
-                false,
-                List.of(),
-                null,
-                new long[] {7},
-                List.of(),
-                List.of(),
-                notCopyable);
-    }
-
-    private static final TableInfo T = table(Set.of(), ID, NAME, PRICE, BIG, NOTE);
+    private static final TableInfo T = readTable(Set.of(), ID, NAME, PRICE, BIG, NOTE);
 
     private static CopyForm copy(String insert, List<Bind[]> rows, TableInfo table) {
         String[] why = new String[1];
@@ -154,8 +132,8 @@ class CopyFormTest {
     void tablesAndColumnsCopyWouldTreatOtherwiseKeepTheInsertForms() {
         List<Bind[]> rows = List.<Bind[]>of(new Bind[] {Bind.ofInt(1), Bind.ofString("x")});
         String insert = "INSERT INTO t (id, name) VALUES (?, ?)";
-        assertNull(copy(insert, rows, table(Set.of("id"), ID, NAME)), "identity GENERATED ALWAYS");
-        assertNull(copy(insert, rows, table(null, ID, NAME)), "COPY facts not read");
+        assertNull(copy(insert, rows, readTable(Set.of("id"), ID, NAME)), "identity GENERATED ALWAYS");
+        assertNull(copy(insert, rows, readTable(null, ID, NAME)), "COPY facts not read");
         Map<String, ColumnInfo> columns = Map.of("id", ID, "name", NAME);
         TableInfo triggers = new TableInfo(
                 7,

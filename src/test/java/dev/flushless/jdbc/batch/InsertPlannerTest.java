@@ -5,6 +5,7 @@ import static dev.flushless.jdbc.batch.PlannerFixture.NAME;
 import static dev.flushless.jdbc.batch.PlannerFixture.PGJDBC;
 import static dev.flushless.jdbc.batch.PlannerFixture.arraysOf;
 import static dev.flushless.jdbc.batch.PlannerFixture.numbered;
+import static dev.flushless.jdbc.batch.PlannerFixture.readTable;
 import static dev.flushless.jdbc.batch.PlannerFixture.row;
 import static dev.flushless.jdbc.batch.PlannerFixture.rows;
 import static dev.flushless.jdbc.batch.PlannerFixture.rowsOf;
@@ -25,9 +26,7 @@ import dev.flushless.jdbc.session.TableCatalog.TableInfo;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -136,21 +135,7 @@ class InsertPlannerTest {
     @Test
     void anInsertWithoutAColumnListTravelsAsArraysWhenTheCatalogGaveTheColumnOrder() {
         // BenchBase's loaders: INSERT INTO t VALUES (?, ?, ...) fills the table's first columns in attnum order
-        Map<String, ColumnInfo> columns = new LinkedHashMap<>(T.columns());
-        TableInfo read = new TableInfo(
-                1,
-                null,
-                null,
-                false,
-                columns,
-                new long[] {1},
-                false,
-                T.uniqueKeys(),
-                null,
-                new long[] {1},
-                List.of(),
-                List.of(),
-                Set.of());
+        TableInfo read = readTable(Set.of(), ID, NAME);
         BatchPlan plan = InsertPlanner.plan(sql("INSERT INTO t VALUES (?, ?)"), numbered(3), read, null, settings());
         assertEquals("insert-unnest", plan.rewriteKind());
         assertTrue(

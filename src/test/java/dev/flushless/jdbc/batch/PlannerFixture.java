@@ -77,6 +77,31 @@ final class PlannerFixture {
         return new TableInfo(1, null, null, false, byName, new long[] {1}, false, uniqueKeys, null);
     }
 
+    /**
+     * A plain table t as read from the catalog: its columns in the table's order, its COPY facts known ({@code
+     * notCopyable}: the columns COPY may not fill; {@code null}: not read), no unique keys.
+     */
+    static TableInfo readTable(java.util.Set<String> notCopyable, ColumnInfo... columns) {
+        Map<String, ColumnInfo> byName = new LinkedHashMap<>();
+        for (ColumnInfo column : columns) {
+            byName.put(column.name(), column);
+        }
+        return new TableInfo(
+                7,
+                null,
+                null,
+                false,
+                byName,
+                new long[] {7},
+                false,
+                List.of(),
+                null,
+                new long[] {7},
+                List.of(),
+                List.of(),
+                notCopyable);
+    }
+
     /** {@code table} whose INSERTs draw ids from a sequence. */
     static TableInfo drawingFromSequences(TableInfo t) {
         return new TableInfo(
