@@ -62,10 +62,12 @@ final class InsertAnalysis {
         }
         ParenthesedExpressionList<?> row =
                 (ParenthesedExpressionList<?>) ((Values) insert.getSelect()).getExpressions();
-        if (!columns.isEmpty()
-                && row.size() == columns.size()
-                && tuple.parameters() == row.size()
-                && row.stream().allMatch(e -> e instanceof JdbcParameter)) {
+        boolean allParameters =
+                tuple.parameters() == row.size() && row.stream().allMatch(e -> e instanceof JdbcParameter);
+        if (allParameters && columns.isEmpty()) {
+            b.positionalTuple();
+        }
+        if (allParameters && !columns.isEmpty() && row.size() == columns.size()) {
             List<String> parameterColumns = new ArrayList<>(columns);
             for (int k = 0; k < row.size(); k++) {
                 parameterColumns.set(((JdbcParameter) row.get(k)).getIndex() - 1, columns.get(k));

@@ -113,6 +113,7 @@ public final class StatementDescription {
     private final int rowParameterCount;
     private final int valuesStart;
     private final List<String> parameterColumns;
+    private final boolean positionalTuple;
     private final List<String> tablesRead;
     private final boolean callsSequenceFunctions;
     private final boolean sessionBound;
@@ -144,6 +145,7 @@ public final class StatementDescription {
         this.parameterColumns = b.parameterColumns == null
                 ? null
                 : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(b.parameterColumns));
+        this.positionalTuple = b.positionalTuple;
         this.tablesRead = b.tablesRead == null ? null : List.copyOf(b.tablesRead);
         this.callsSequenceFunctions = b.callsSequenceFunctions;
         this.sessionBound = b.sessionBound;
@@ -247,6 +249,14 @@ public final class StatementDescription {
      */
     public List<String> parameterColumns() {
         return parameterColumns;
+    }
+
+    /**
+     * INSERT without a column list whose VALUES tuple is nothing but parameters ({@code VALUES (?, ?, ...)}): its
+     * parameters fill the table's first columns in their order, which only the catalog tells.
+     */
+    public boolean positionalTuple() {
+        return positionalTuple;
     }
 
     /** True when the text was split with certainty and holds exactly one statement. */
@@ -383,6 +393,7 @@ public final class StatementDescription {
         private int rowParameterCount = -1;
         private int valuesStart = -1;
         private List<String> parameterColumns;
+        private boolean positionalTuple;
         private List<String> tablesRead;
         private boolean sessionBound;
         private boolean callsSequenceFunctions;
@@ -476,6 +487,11 @@ public final class StatementDescription {
 
         Builder parameterColumns(List<String> columns) {
             this.parameterColumns = columns;
+            return this;
+        }
+
+        Builder positionalTuple() {
+            this.positionalTuple = true;
             return this;
         }
 

@@ -52,12 +52,10 @@ final class Casts {
             return insert.parameterColumns();
         }
         int n = insert.parameterCount();
-        if (!insert.insertColumns().isEmpty() || n == 0 || n > table.columns().size() || table.notCopyable() == null) {
-            return null;
-        }
-        String tuple =
-                insert.sql().substring(insert.tupleStart(), insert.tupleEnd()).replaceAll("\\s", "");
-        if (!tuple.equals("(" + "?,".repeat(n - 1) + "?)")) {
+        if (!insert.positionalTuple()
+                || insert.rowParameterCount() != n
+                || n > table.columns().size()
+                || table.notCopyable() == null) {
             return null;
         }
         return List.copyOf(table.columns().keySet()).subList(0, n);

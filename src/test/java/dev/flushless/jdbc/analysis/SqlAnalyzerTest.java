@@ -1,6 +1,7 @@
 package dev.flushless.jdbc.analysis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,6 +71,16 @@ class SqlAnalyzerTest {
                         + " RETURNING flushless_v.flushless_ord)\nSELECT array_agg(flushless_ord) FROM flushless_dml",
                 Rewriter.keyedDmlUnnest(update, new String[] {"numeric", "bigint"}, new boolean[] {false, true}));
         assertEquals(null, describe("INSERT INTO t (a, b) VALUES (?, now())").parameterColumns());
+    }
+
+    @Test
+    void anInsertWithoutAColumnListIsPositionalOnlyWhenItsTupleIsAllParameters() {
+        assertTrue(describe("INSERT INTO stock VALUES (?, ?, ?)").positionalTuple());
+        assertTrue(describe("insert into stock values ( ? , /* two */ ?\n, ?)").positionalTuple());
+        assertFalse(describe("INSERT INTO stock VALUES (?, 1, ?)").positionalTuple());
+        assertFalse(describe("INSERT INTO stock VALUES (?, now())").positionalTuple());
+        assertFalse(describe("INSERT INTO stock (a, b) VALUES (?, ?)").positionalTuple());
+        assertFalse(describe("UPDATE stock SET a = ? WHERE b = ?").positionalTuple());
     }
 
     @Test
