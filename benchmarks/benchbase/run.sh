@@ -222,7 +222,7 @@ run_one() { # workload terminals delay variant round
     echo "[benchbase] $tag failed: see $out/$tag.log" >&2
   fi
   if [[ -n "$proxy_pid" ]]; then kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null || true; rt=$(cat "$out/$tag.proxy" 2>/dev/null || echo -); fi
-  local summary; summary=$(ls -t "$out"/raw/*.summary.json 2>/dev/null | head -1)
+  local summary; summary=$(ls -t "$out"/raw/*.summary.json 2>/dev/null | sed -n 1p) # sed reads all: head would leave ls to SIGPIPE
   local goodput=NA throughput=NA p50=NA p95=NA p99=NA
   if [[ -n "$summary" && $(ls "$out/raw" | wc -l) -gt $before ]]; then
     goodput=$(summary_field "$summary" "round(d['Goodput (requests/second)'], 2)")
