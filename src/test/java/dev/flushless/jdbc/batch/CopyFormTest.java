@@ -20,7 +20,6 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Types;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -134,21 +133,7 @@ class CopyFormTest {
         String insert = "INSERT INTO t (id, name) VALUES (?, ?)";
         assertNull(copy(insert, rows, readTable(Set.of("id"), ID, NAME)), "identity GENERATED ALWAYS");
         assertNull(copy(insert, rows, readTable(null, ID, NAME)), "COPY facts not read");
-        Map<String, ColumnInfo> columns = Map.of("id", ID, "name", NAME);
-        TableInfo triggers = new TableInfo(
-                7,
-                null,
-                "table has user triggers",
-                false,
-                columns,
-                new long[] {7},
-                false,
-                List.of(),
-                null,
-                new long[] {7},
-                List.of(),
-                List.of(),
-                Set.of());
+        TableInfo triggers = readTable("table has user triggers", Set.of(), ID, NAME);
         assertNull(copy(insert, rows, triggers));
         assertNull(copy("INSERT INTO t (id, name) OVERRIDING USER VALUE VALUES (?, ?)", rows, T));
         assertNull(copy("INSERT INTO t (id, name) VALUES (?, ?) RETURNING id", rows, T));

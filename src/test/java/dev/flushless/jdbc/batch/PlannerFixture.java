@@ -82,6 +82,11 @@ final class PlannerFixture {
      * notCopyable}: the columns COPY may not fill; {@code null}: not read), no unique keys.
      */
     static TableInfo readTable(java.util.Set<String> notCopyable, ColumnInfo... columns) {
+        return readTable(null, notCopyable, columns);
+    }
+
+    /** {@link #readTable(java.util.Set, ColumnInfo...)} with user code ({@code userCode}: why, e.g. triggers). */
+    static TableInfo readTable(String userCode, java.util.Set<String> notCopyable, ColumnInfo... columns) {
         Map<String, ColumnInfo> byName = new LinkedHashMap<>();
         for (ColumnInfo column : columns) {
             byName.put(column.name(), column);
@@ -89,7 +94,7 @@ final class PlannerFixture {
         return new TableInfo(
                 7,
                 null,
-                null,
+                userCode,
                 false,
                 byName,
                 new long[] {7},
