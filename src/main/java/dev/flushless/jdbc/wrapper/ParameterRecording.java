@@ -54,8 +54,13 @@ final class ParameterRecording {
     private boolean limitKnown;
     /** Some setter since the last {@link #syncPgjdbc} was recorded without reaching pgjdbc ({@link #deferred}). */
     private boolean lagging;
-    /** Parameter positions pgjdbc accepted a value for on this statement: a setter there cannot fail. */
-    private final java.util.BitSet accepted = new java.util.BitSet();
+    /**
+     * Parameter positions 0-63 pgjdbc accepted a value for on this statement, one bit each: a setter there cannot fail
+     * (no object per statement: applications that prepare a statement per execution make many).
+     */
+    private long acceptedBits;
+    /** Accepted positions from 64 on, or {@code null} before the first. */
+    private java.util.BitSet acceptedBeyond;
     /** The application held pgjdbc's statement ({@code unwrap}): every setter reaches pgjdbc from then on. */
     private boolean handedOver;
 
@@ -114,11 +119,11 @@ final class ParameterRecording {
             return false;
         }
         boolean single = false;
-        if (!accepted.get(index) || recorder.rowCount() < mirrorLimit()) {
+        if (!accepted(index) || recorder.rowCount() < mirrorLimit()) {
             // Not a row of a batch planned from its recorded values: a write that mode=transaction may buffer is
             // deferred too, where pgjdbc would accept the position (one it accepted, or one of the parameters of a
             // statement the analysis fully understood, which it counts as pgjdbc does).
-            single = engine.transactions().mayBuffer(leadingKind) && (accepted.get(index) || withinParameters(index));
+            single = engine.transactions().mayBuffer(leadingKind) && (accepted(index) || withinParameters(index));
             if (!single) {
                 return false;
             }
@@ -129,6 +134,32 @@ final class ParameterRecording {
         recorder.set(index, bind);
         lagging = true;
         return true;
+    }
+
+    /**
+     * Whether pgjdbc accepted a value at {@code index} on this statement. False for a position pgjdbc rejects (0 or
+     * negative), so that its setter raises pgjdbc's own SQLException there (22023), as under bare pgjdbc.
+     */
+    private boolean accepted(int index) {
+        if (index < 0) {
+            return false;
+        }
+        return index < Long.SIZE
+                ? (acceptedBits & (1L << index)) != 0
+                : acceptedBeyond != null && acceptedBeyond.get(index);
+    }
+
+    private void accept(int index) {
+        if (index < 0) {
+            return; // pgjdbc accepted no such position; kept for the recording only
+        } else if (index < Long.SIZE) {
+            acceptedBits |= 1L << index;
+        } else {
+            if (acceptedBeyond == null) {
+                acceptedBeyond = new java.util.BitSet();
+            }
+            acceptedBeyond.set(index);
+        }
     }
 
     /** The statement's parameter count where its analysis fully understood it, else 0 (asked once). */
@@ -274,7 +305,7 @@ final class ParameterRecording {
 
     /** After a setter reached pgjdbc: keeps its value for the batch, while recording. */
     void record(int index, Bind bind) {
-        accepted.set(index);
+        accept(index);
         if (recorder != null) {
             recorder.set(index, bind);
         }

@@ -129,7 +129,25 @@ class DeferredValuesTest {
                 SQLException e = assertThrows(SQLException.class, () -> ps.setInt(3, 1));
                 assertEquals("22023", e.getSQLState(), "flushless=" + flushless);
                 assertThrows(SQLException.class, () -> ps.setInt(0, 1));
+                // a negative position, after a value was set (the statement records): pgjdbc's SQLException too
+                ps.setInt(1, 1);
+                SQLException negative = assertThrows(SQLException.class, () -> ps.setInt(-1, 1));
+                assertEquals("22023", negative.getSQLState(), "flushless=" + flushless);
                 c.rollback();
+            }
+        }
+        try (Connection c = DriverManager.getConnection(db.flushlessUrl("flushless.mode=batch"), db.credentials());
+                PreparedStatement ps = c.prepareStatement("UPDATE dv_item SET qty = ? WHERE id = ?")) {
+            List<org.junit.jupiter.api.function.Executable> setters = List.of(
+                    () -> ps.setInt(-1, 1),
+                    () -> ps.setString(-1, "x"),
+                    () -> ps.setObject(-1, 1),
+                    () -> ps.setNull(-1, java.sql.Types.INTEGER),
+                    () -> ps.setBigDecimal(-1, java.math.BigDecimal.ONE),
+                    () -> ps.setTimestamp(-1, new java.sql.Timestamp(0)),
+                    () -> ps.setBytes(-1, new byte[] {1}));
+            for (org.junit.jupiter.api.function.Executable setter : setters) {
+                assertEquals("22023", assertThrows(SQLException.class, setter).getSQLState());
             }
         }
     }
