@@ -85,13 +85,57 @@ public final class SqlAnalyzer {
         this.cache = new java.util.concurrent.ConcurrentHashMap<>(Math.min(capacity, 1024));
     }
 
-    /** The description of {@code sql}, from the cache or analysed now. Never throws. */
+    /**
+     * Analyses running now, by text. Connections that start together (a pool filling, a benchmark's terminals) prepare
+     * the same texts at the same moment, while the parser still runs interpreted: each text is analysed once and the
+     * others take that description, instead of 64 threads parsing the same text. The wait is for pure computation on
+     * another thread (no lock, no I/O); a failed analysis lets each waiter analyse for itself.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<
+                    String, java.util.concurrent.CompletableFuture<StatementDescription>>
+            running = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Analyses run (cache misses that parsed), for tests. */
+    private final java.util.concurrent.atomic.LongAdder analyses = new java.util.concurrent.atomic.LongAdder();
+
+    /** The description of {@code sql}, from the cache or analysed now (once, however many threads ask). Never throws. */
     public StatementDescription describe(String sql) {
         Cached cached = cache.get(sql);
         if (cached != null) {
             cached.used = System.nanoTime();
             return cached.description;
         }
+        java.util.concurrent.CompletableFuture<StatementDescription> mine =
+                new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<StatementDescription> other = running.putIfAbsent(sql, mine);
+        if (other != null) {
+            try {
+                return other.join();
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                return analysed(sql);
+            }
+        }
+        try {
+            // the analysis that ran before this one cached its description before it left {@link #running}
+            cached = cache.get(sql);
+            StatementDescription description = cached != null ? cached.description : analysed(sql);
+            mine.complete(description);
+            return description;
+        } catch (RuntimeException | Error e) {
+            mine.completeExceptionally(e);
+            throw e;
+        } finally {
+            running.remove(sql, mine);
+        }
+    }
+
+    /** Analyses run so far (cache misses that parsed). */
+    public long analysesRun() {
+        return analyses.sum();
+    }
+
+    /** {@link #analyse} of a text the cache missed, then cached when it fits. */
+    private StatementDescription analysed(String sql) {
+        analyses.increment();
         StatementDescription description = analyse(sql);
         if (sql.length() <= maxChars) {
             synchronized (this) {

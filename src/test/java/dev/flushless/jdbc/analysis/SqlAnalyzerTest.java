@@ -186,4 +186,32 @@ class SqlAnalyzerTest {
         }
         assertEquals(16, analyzer.cachedCount());
     }
+
+    @Test
+    void threadsAskingForTheSameNewTextTogetherAnalyseItOnce() throws Exception {
+        SqlAnalyzer analyzer = new SqlAnalyzer(16);
+        int threads = 16;
+        java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String sql = "SELECT c.name, o.total FROM customer c JOIN orders o ON o.customer_id = c.id"
+                        + " WHERE c.id = ? AND o.placed > now() - interval '" + round + " days'";
+                List<java.util.concurrent.Future<StatementDescription>> asked = new java.util.ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    asked.add(pool.submit(() -> {
+                        start.await();
+                        return analyzer.describe(sql);
+                    }));
+                }
+                StatementDescription first = asked.get(0).get();
+                for (java.util.concurrent.Future<StatementDescription> answer : asked) {
+                    assertTrue(first == answer.get(), "every thread got the one analysis");
+                }
+                assertEquals(round + 1, analyzer.analysesRun(), "one analysis per text, round " + round);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
