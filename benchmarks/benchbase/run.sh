@@ -33,6 +33,9 @@
 #   --password PW        its password                          []
 #   --no-build           use the driver jar already built in target/
 #   --out DIR            results directory                     [benchmarks/results/<UTC time>-benchbase]
+#   --profile            profile each run's client CPU with async-profiler (tools.profiler:async-profiler from Maven
+#                        Central, into benchmarks/target): <run>.collapsed, and one line per run in cpu-share.tsv
+#                        (cpu_share.py: the workers' CPU samples per 1,000 commits by owner, the driver's share)
 #   BENCHBASE_JAVA_OPTS  extra JVM options for BenchBase (e.g. -XX:StartFlightRecording=filename=/tmp/x.jfr)
 #   --long               the issue's full matrix: tpcc,smallbank,voter at 1,4,16,64 terminals, delays 0,0.5,2,
 #                        60 s runs, 2 rounds
@@ -41,7 +44,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
 workloads=tpcc terminals=1,4,16 delays=0 variants=bare,rewrite,batch,transaction isolation=SERIALIZABLE
-time_s=30 warmup_s=5 weights= rounds=1 scale=4 load_only=false reload=false build=true
+time_s=30 warmup_s=5 weights= rounds=1 scale=4 load_only=false reload=false build=true profile=false
 server=jdbc:postgresql://127.0.0.1:5432/ user=postgres password= out=
 command_line="$0 $*"
 while [[ $# -gt 0 ]]; do
@@ -62,9 +65,10 @@ while [[ $# -gt 0 ]]; do
     --user) user=$2; shift ;;
     --password) password=$2; shift ;;
     --no-build) build=false ;;
+    --profile) profile=true ;;
     --out) out=$2; shift ;;
     --long) workloads=tpcc,smallbank,voter terminals=1,4,16,64 delays=0,0.5,2 time_s=60 rounds=2 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -96,6 +100,16 @@ tests_jar=$(ls "$root"/target/flushless-jdbc-*-tests.jar | head -1)
 deps=$(cat "$root/target/classpath.txt")
 # pgjdbc of the driver's build goes first for every variant (bare included), ahead of BenchBase's own lib/.
 cp="$jar:$deps:$BENCHBASE_HOME/benchbase.jar:$BENCHBASE_HOME/lib/*"
+profiler= profile_file=
+if $profile; then # async-profiler's agent: CPU samples with the JVM's and the kernel's frames, no safepoint bias
+  ap_version=4.2 ap_dir="$root/benchmarks/target/async-profiler"
+  profiler="$ap_dir/linux-x64/libasyncProfiler.so"
+  if [[ ! -f "$profiler" ]]; then
+    (cd "$root" && mvn -q -B dependency:copy -Dartifact="tools.profiler:async-profiler:$ap_version" \
+      -DoutputDirectory="$ap_dir")
+    unzip -o -q "$ap_dir/async-profiler-$ap_version.jar" 'linux-x64/*' -d "$ap_dir"
+  fi
+fi
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${out:-$root/benchmarks/results/$stamp-benchbase}
@@ -157,7 +171,9 @@ classpath_of() { # variant -> BenchBase's class path (batch_before: the earlier 
 benchbase() { # workload config report-file log-file flags... ; the client's CPU seconds go to $log.cpu
   local wl=$1 cfg=$2 report=$3 log=$4; shift 4
   local TIMEFORMAT='%U %S' rc=0
-  { time { (cd "$BENCHBASE_HOME" && "$java_bin" ${BENCHBASE_JAVA_OPTS:-} -Dflushless.bench.report="$report" \
+  local agent=()
+  [[ -n "$profile_file" ]] && agent=("-agentpath:$profiler=start,event=ctimer,interval=500us,collapsed,file=$profile_file")
+  { time { (cd "$BENCHBASE_HOME" && "$java_bin" ${BENCHBASE_JAVA_OPTS:-} "${agent[@]}" -Dflushless.bench.report="$report" \
       -cp "$(classpath_of "${variant:-}")" "$here/FlushlessBenchBase.java" -b "$wl" -c "$cfg" -d "$out/raw" "$@") >"$log" 2>&1 || rc=$?; }; } \
       2>"$log.cpu"
   return $rc
@@ -218,9 +234,11 @@ run_one() { # workload terminals delay variant round
   fi
   config_of "$wl" "$(url_of "$target" "$db" "$variant")" "$terms" "$out/$tag.xml"
   local before; before=$(ls "$out/raw" 2>/dev/null | wc -l)
+  $profile && profile_file="$out/$tag.collapsed"
   if ! benchbase "$wl" "$out/$tag.xml" "$out/$tag.report" "$out/$tag.log" --execute=true; then
     echo "[benchbase] $tag failed: see $out/$tag.log" >&2
   fi
+  profile_file=
   if [[ -n "$proxy_pid" ]]; then kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null || true; rt=$(cat "$out/$tag.proxy" 2>/dev/null || echo -); fi
   local summary; summary=$(ls -t "$out"/raw/*.summary.json 2>/dev/null | sed -n 1p) # sed reads all: head would leave ls to SIGPIPE
   local goodput=NA throughput=NA p50=NA p95=NA p99=NA
@@ -249,6 +267,10 @@ run_one() { # workload terminals delay variant round
     "$delay" "$variant" "$round" "$goodput" "$throughput" "$p50" "$p95" "$p99" "$rt" "$check" "$server" \
     "$(cpu_of "$out/$tag.log")" "$report" >>"$tsv"
   echo "[benchbase] $tag goodput=$goodput p95=${p95}ms consistency=$check"
+  if $profile && [[ -s "$out/$tag.collapsed" ]]; then
+    local commits; commits=$(sed -n 's/^commits=\([0-9]*\).*/\1/p' <<<"$server")
+    python3 "$here/cpu_share.py" "$out/$tag.collapsed" "${commits:-0}" "$tag" | tee -a "$out/cpu-share.tsv" | head -1
+  fi
   sql "DROP DATABASE IF EXISTS $db"
 }
 
