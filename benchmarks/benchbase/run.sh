@@ -249,9 +249,10 @@ run_one() { # workload terminals delay variant round
     p95=$(summary_field "$summary" "round(d['Latency Distribution']['95th Percentile Latency (microseconds)']/1000, 2)")
     p99=$(summary_field "$summary" "round(d['Latency Distribution']['99th Percentile Latency (microseconds)']/1000, 2)")
   fi
-  if $stmts; then # what the server spent its time on, per statement text (pg_stat_statements, this database only)
+  if $stmts; then # what the server spent its time on, per statement text (pg_stat_statements, this database only;
+    # with pg_stat_statements.track_planning on, a statement planned but not yet run has calls = 0)
     psql -h "$db_host" -p "$db_port" -U "$user" -d "$db" -qA -F $'\t' -c "SELECT calls, rows,
-        round(total_exec_time::numeric, 1) AS exec_ms, round((total_exec_time / calls)::numeric, 4) AS mean_ms,
+        round(total_exec_time::numeric, 1) AS exec_ms, round((total_exec_time / nullif(calls, 0))::numeric, 4) AS mean_ms,
         left(regexp_replace(query, '\s+', ' ', 'g'), 300) AS query
       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
       ORDER BY total_exec_time DESC LIMIT 60" >"$out/$tag.statements" 2>/dev/null || true
