@@ -54,13 +54,8 @@ final class ParameterRecording {
     private boolean limitKnown;
     /** Some setter since the last {@link #syncPgjdbc} was recorded without reaching pgjdbc ({@link #deferred}). */
     private boolean lagging;
-    /**
-     * Parameter positions 0-63 pgjdbc accepted a value for on this statement, one bit each: a setter there cannot fail
-     * (no object per statement: applications that prepare a statement per execution make many).
-     */
-    private long acceptedBits;
-    /** Accepted positions from 64 on, or {@code null} before the first. */
-    private java.util.BitSet acceptedBeyond;
+    /** Parameter positions pgjdbc accepted a value for on this statement: a setter there cannot fail. */
+    private final java.util.BitSet accepted = new java.util.BitSet();
     /** The application held pgjdbc's statement ({@code unwrap}): every setter reaches pgjdbc from then on. */
     private boolean handedOver;
 
@@ -141,25 +136,7 @@ final class ParameterRecording {
      * negative), so that its setter raises pgjdbc's own SQLException there (22023), as under bare pgjdbc.
      */
     private boolean accepted(int index) {
-        if (index < 0) {
-            return false;
-        }
-        return index < Long.SIZE
-                ? (acceptedBits & (1L << index)) != 0
-                : acceptedBeyond != null && acceptedBeyond.get(index);
-    }
-
-    private void accept(int index) {
-        if (index < 0) {
-            return; // pgjdbc accepted no such position; kept for the recording only
-        } else if (index < Long.SIZE) {
-            acceptedBits |= 1L << index;
-        } else {
-            if (acceptedBeyond == null) {
-                acceptedBeyond = new java.util.BitSet();
-            }
-            acceptedBeyond.set(index);
-        }
+        return index >= 0 && accepted.get(index);
     }
 
     /** The statement's parameter count where its analysis fully understood it, else 0 (asked once). */
@@ -305,7 +282,7 @@ final class ParameterRecording {
 
     /** After a setter reached pgjdbc: keeps its value for the batch, while recording. */
     void record(int index, Bind bind) {
-        accept(index);
+        accepted.set(index);
         if (recorder != null) {
             recorder.set(index, bind);
         }
