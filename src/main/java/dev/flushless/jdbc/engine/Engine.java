@@ -420,7 +420,8 @@ public final class Engine implements Session {
         if (transactions.tooNearToBuffer()) {
             // nothing is buffered in this transaction, so nothing rides along either; no group commit inside one
             if (kind.isWrite()) {
-                stats.fallback(FallbackReason.NEAR_SERVER.get(), 1);
+                // the reason only: the execution itself is counted where it runs (beforeAsSent)
+                stats.noted(FallbackReason.NEAR_SERVER.get(), 1);
             }
             return Decision.AS_SENT;
         }
@@ -430,7 +431,8 @@ public final class Engine implements Session {
                 List<Bind[]> rows = List.<Bind[]>of(row == null ? new Bind[0] : row);
                 if (BufferRules.whyNotBufferable(insert, rows, row == null) == null
                         && transactions.firstWriteAsSent(insert, 1)) {
-                    stats.fallback(FallbackReason.FIRST_WRITE.get(), 1);
+                    // the reason only: the execution is counted where it runs (as sent, or riding along)
+                    stats.noted(FallbackReason.FIRST_WRITE.get(), 1);
                 } else {
                     TableInfo table = transactions.bufferableTable(insert, rows, row == null);
                     if (table != null) {

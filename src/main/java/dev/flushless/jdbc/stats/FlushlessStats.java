@@ -274,8 +274,9 @@ public final class FlushlessStats {
     }
 
     /**
-     * Rows that ran coalesced, but not in the form asked for (e.g. {@code flushless.onConflict=antijoin} fell
-     * back to native ON CONFLICT): counted under {@code reason} only, their execution being counted as a rewrite.
+     * Rows counted under {@code reason} only, their execution being counted where it happens: rows that ran coalesced
+     * but not in the form asked for (e.g. {@code flushless.onConflict=antijoin} fell back to native ON CONFLICT, counted
+     * as a rewrite), or a single write whose route the reason decided (counted as it runs, as sent or riding along).
      */
     public void noted(dev.flushless.jdbc.Fallback reason, int rows) {
         counted(reason, rows);

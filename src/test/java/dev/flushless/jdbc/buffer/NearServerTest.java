@@ -94,11 +94,14 @@ class NearServerTest {
         try (Connection c = s.connection()) {
             reads(c, ExchangeTimes.MIN_SAMPLES);
             c.commit(); // the next transaction decides with the reads timed
+            dev.flushless.jdbc.stats.FlushlessReport before = c.unwrap(FlushlessConnection.class).report();
             assertEquals(bareTrips(100), writes(s, 1), "as sent: bare pgjdbc's round trips");
-            assertEquals(
-                    3,
-                    nearServer(c),
-                    c.unwrap(FlushlessConnection.class).report().toString());
+            dev.flushless.jdbc.stats.FlushlessReport after = c.unwrap(FlushlessConnection.class).report();
+            assertEquals(3, nearServer(c), after.toString());
+            // each write counted once: three issued, three sent, three round trips and the COMMIT's
+            assertEquals(3, after.statementsIssued() - before.statementsIssued(), after.toString());
+            assertEquals(3, after.statementsSent() - before.statementsSent(), after.toString());
+            assertEquals(4, after.roundTrips() - before.roundTrips(), after.toString());
         }
         try (Statement check = db.bare().createStatement();
                 ResultSet rs = check.executeQuery("SELECT count(*) FROM ns_row WHERE id < 100")) {
