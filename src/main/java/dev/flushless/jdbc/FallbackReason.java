@@ -75,7 +75,7 @@ public enum FallbackReason {
     NEAR_SERVER(
             "near-server",
             "the server answers within flushless.bufferMinRoundTripMicros: buffering would cost more than it saves",
-            "mode=transaction: the connection's reads take less than flushless.bufferMinRoundTripMicros (the server is"
+            "mode=transaction: reads from the server take less than flushless.bufferMinRoundTripMicros (the server is"
                     + " as near as the same host), so the transaction's writes run as sent"),
     PGJDBC_REWRITES("pgjdbc-rewrites", "pgjdbc's reWriteBatchedInserts rewrites it (its counts are SUCCESS_NO_INFO)"),
     STREAM_OR_LOB("stream-or-lob", "stream or LOB parameter"),

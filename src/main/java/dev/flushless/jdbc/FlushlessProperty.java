@@ -133,17 +133,20 @@ public enum FlushlessProperty {
      * Buffering saves round trips and costs client CPU (recording, planning, one larger statement); where the server
      * answers faster than this (the same host: a loopback round trip is 20-100 us) the CPU costs more than the round
      * trips it saves, and takes it from the server on that host, so such transactions run their writes as sent
-     * (counted as {@code near-server}). Measured per connection as the least of its last 64 reads' times (a read as
-     * sent is a round trip plus the server's work); decided at the start of each transaction; buffered until 4 reads
-     * were timed. {@code 0}: always buffer.
+     * (counted as {@code near-server}). Measured as the least read time (a read as sent is a round trip plus the
+     * server's work) among the connection's last 64 reads and the last one to two seconds of reads of all the driver's
+     * connections to the same host and port (on a host whose cores are saturated, one connection's reads all wait for a
+     * CPU; some of all connections' do not); decided at the start of each transaction; buffered until the connection
+     * timed 4 reads. {@code 0}: always buffer.
      */
     BUFFER_MIN_ROUND_TRIP_MICROS(
             "flushless.bufferMinRoundTripMicros",
             200,
             0,
             1_000_000,
-            "mode=transaction: buffer a transaction's writes only where the connection's reads take at least this many"
-                    + " microseconds (0 = always)"),
+            "mode=transaction: buffer a transaction's writes only where reads from the server take at least this many"
+                    + " microseconds (the least of the connection's last 64 and of the last seconds' reads of all the"
+                    + " driver's connections to that host and port; 0 = always)"),
 
     /**
      * How long a table's catalog facts (columns, types, triggers, rules, keys) are used before they are read again.

@@ -26,18 +26,24 @@ public final class RoundTripTime {
 
     /** The estimate of the server of a pgjdbc connection (its host and port); else one of the connection's own. */
     public static RoundTripTime of(java.sql.Connection connection) {
+        String key = serverKey(connection);
+        return key == null ? new RoundTripTime() : of(key);
+    }
+
+    /** The host and port a pgjdbc connection is connected to, {@code host:port}; {@code null} when not pgjdbc. */
+    public static String serverKey(java.sql.Connection connection) {
         try {
             if (connection.isWrapperFor(org.postgresql.core.BaseConnection.class)) {
                 org.postgresql.util.HostSpec host = connection
                         .unwrap(org.postgresql.core.BaseConnection.class)
                         .getQueryExecutor()
                         .getHostSpec();
-                return of(host.getHost() + ':' + host.getPort());
+                return host.getHost() + ':' + host.getPort();
             }
         } catch (java.sql.SQLException | RuntimeException e) {
-            // fall through: an estimate of its own
+            // not known
         }
-        return new RoundTripTime();
+        return null;
     }
 
     /** Records one exchange of {@code nanos}. */

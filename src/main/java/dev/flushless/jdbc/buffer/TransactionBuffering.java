@@ -124,7 +124,7 @@ public final class TransactionBuffering {
     }
 
     /** Times of this connection's reads, for {@link #pays}. */
-    private final ExchangeTimes exchanges = new ExchangeTimes();
+    private final ExchangeTimes exchanges = new ExchangeTimes(() -> ServerReadTimes.of(delegate()));
     /**
      * Whether buffering pays in the open transaction ({@link ExchangeTimes#pays}); decided when the previous one ended,
      * so one transaction never switches.

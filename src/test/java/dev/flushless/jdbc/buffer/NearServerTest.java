@@ -155,4 +155,54 @@ class NearServerTest {
         times.add(100_000);
         assertFalse(times.pays(150), "one near read is enough");
     }
+
+    @Test
+    void theServersReadsOfTheLastPeriodsBoundTheEstimate() {
+        long period = ServerReadTimes.PERIOD_NANOS;
+        long t0 = 10 * period;
+        ServerReadTimes server = new ServerReadTimes(t0);
+        assertEquals(-1, server.leastNanos(t0), "nothing timed");
+        server.add(500_000, t0);
+        server.add(90_000, t0 + 1);
+        server.add(300_000, t0 + 2);
+        assertEquals(90_000, server.leastNanos(t0 + 3));
+        server.add(400_000, t0 + period);
+        assertEquals(90_000, server.leastNanos(t0 + period), "the previous period's least still counts");
+        assertEquals(400_000, server.leastNanos(t0 + 2 * period), "nothing read in this period yet: the last one's");
+        server.add(600_000, t0 + 2 * period);
+        assertEquals(400_000, server.leastNanos(t0 + 2 * period));
+        assertEquals(-1, server.leastNanos(t0 + 4 * period), "no recent reads");
+
+        ServerReadTimes near = new ServerReadTimes(System.nanoTime());
+        ExchangeTimes slow = new ExchangeTimes(() -> near);
+        for (int i = 0; i < ExchangeTimes.MIN_SAMPLES; i++) {
+            slow.add(2_000_000);
+        }
+        assertTrue(slow.pays(150), "its own reads alone: far");
+        near.add(50_000);
+        assertFalse(slow.pays(150), "another connection's near read to the same server: near");
+    }
+
+    /**
+     * On a host whose cores are saturated every read of one connection may wait for a CPU: its own least read then
+     * measures the queue. The near reads of another connection to the same server bound its round trip too.
+     */
+    @Test
+    void anotherConnectionsNearReadsToTheSameServerMakeItNear() throws SQLException {
+        String url = db.flushlessUrl("flushless.mode=transaction&flushless.bufferMinRoundTripMicros=200000");
+        Session s = open(url);
+        try (Connection c = s.connection();
+                Connection other = DriverManager.getConnection(url, db.credentials())) {
+            try (PreparedStatement slow = c.prepareStatement("SELECT pg_sleep(0.25)")) {
+                for (int i = 0; i < ExchangeTimes.MIN_SAMPLES; i++) {
+                    slow.executeQuery().close(); // each at least 250 ms: its own reads alone would be far
+                }
+            }
+            other.setAutoCommit(false);
+            reads(other, ExchangeTimes.MIN_SAMPLES); // just now, well under 200 ms each
+            c.commit(); // the next transaction decides with both connections' reads
+            assertEquals(bareTrips(100), writes(s, 1), "as sent: bare pgjdbc's round trips");
+            assertEquals(3, nearServer(c), c.unwrap(FlushlessConnection.class).report().toString());
+        }
+    }
 }
