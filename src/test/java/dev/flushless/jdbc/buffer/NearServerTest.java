@@ -94,9 +94,11 @@ class NearServerTest {
         try (Connection c = s.connection()) {
             reads(c, ExchangeTimes.MIN_SAMPLES);
             c.commit(); // the next transaction decides with the reads timed
-            dev.flushless.jdbc.stats.FlushlessReport before = c.unwrap(FlushlessConnection.class).report();
+            dev.flushless.jdbc.stats.FlushlessReport before =
+                    c.unwrap(FlushlessConnection.class).report();
             assertEquals(bareTrips(100), writes(s, 1), "as sent: bare pgjdbc's round trips");
-            dev.flushless.jdbc.stats.FlushlessReport after = c.unwrap(FlushlessConnection.class).report();
+            dev.flushless.jdbc.stats.FlushlessReport after =
+                    c.unwrap(FlushlessConnection.class).report();
             assertEquals(3, nearServer(c), after.toString());
             // each write counted once: three issued, three sent, three round trips and the COMMIT's
             assertEquals(3, after.statementsIssued() - before.statementsIssued(), after.toString());
@@ -202,7 +204,10 @@ class NearServerTest {
             reads(other, ExchangeTimes.MIN_SAMPLES); // just now, well under 200 ms each
             c.commit(); // the next transaction decides with both connections' reads
             assertEquals(bareTrips(100), writes(s, 1), "as sent: bare pgjdbc's round trips");
-            assertEquals(3, nearServer(c), c.unwrap(FlushlessConnection.class).report().toString());
+            assertEquals(
+                    3,
+                    nearServer(c),
+                    c.unwrap(FlushlessConnection.class).report().toString());
         }
     }
 }
