@@ -18,7 +18,8 @@
 #   --variants LIST      bare,rewrite,batch,transaction        [bare,rewrite,batch,transaction]
 #                        (also batch_copy, batch_nocopy: batch mode with flushless.copy=always or off; batch_before:
 #                        batch mode with the classes in $FLUSHLESS_BEFORE_CLASSES ahead of the jar, an earlier build's
-#                        target/classes, for before/after pairs in one run)
+#                        target/classes, for before/after pairs in one run; transaction_before: the same in transaction
+#                        mode; off: Flushless with flushless.mode=off, the wrapper's own cost)
 #   --isolation LEVEL    SERIALIZABLE|REPEATABLE_READ|READ_COMMITTED (as BenchBase's TRANSACTION_*) [SERIALIZABLE]
 #   --time SECONDS       execute phase per run                 [30]
 #   --warmup SECONDS     BenchBase warm-up before measuring    [5]
@@ -33,6 +34,11 @@
 #   --password PW        its password                          []
 #   --no-build           use the driver jar already built in target/
 #   --out DIR            results directory                     [benchmarks/results/<UTC time>-benchbase]
+#   Each run's line also has, over the measured window: the client JVM's cores, its CPU µs per measured request, the
+#   machine's busy cores (client_cores, client_us_per_req, machine_cores; from /proc, the client on this machine) and
+#   the run's database's commits per second (commits_per_s, pg_stat_database: the transactions that succeeded in the
+#   window). BenchBase's own "Goodput" counts the successes of the warm-up too (its workers' success histograms are
+#   never reset) over the measured seconds only; its "Throughput" counts the window's transactions, failed ones too.
 #   --profile            profile each run's client CPU with async-profiler (tools.profiler:async-profiler from Maven
 #                        Central, into benchmarks/target): <run>.collapsed, and one line per run in cpu-share.tsv
 #                        (cpu_share.py: the workers' CPU samples per 1,000 commits by owner, the driver's share)
@@ -68,7 +74,7 @@ while [[ $# -gt 0 ]]; do
     --profile) profile=true ;;
     --out) out=$2; shift ;;
     --long) workloads=tpcc,smallbank,voter terminals=1,4,16,64 delays=0,0.5,2 time_s=60 rounds=2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -116,7 +122,7 @@ out=${out:-$root/benchmarks/results/$stamp-benchbase}
 mkdir -p "$out" && out=$(cd "$out" && pwd) # absolute: BenchBase runs from BENCHBASE_HOME
 mkdir -p "$out/raw"
 tsv="$out/runs.tsv"
-[[ -f "$tsv" ]] || printf 'workload\tisolation\tterminals\tdelay_ms\tvariant\tround\tgoodput\tthroughput\tp50_ms\tp95_ms\tp99_ms\tround_trips\tconsistency\tserver\tclient_cpu_s\treport\n' >"$tsv"
+[[ -f "$tsv" ]] || printf 'workload\tisolation\tterminals\tdelay_ms\tvariant\tround\tgoodput\tthroughput\tp50_ms\tp95_ms\tp99_ms\tround_trips\tconsistency\tserver\tclient_cpu_s\treport\tclient_cores\tclient_us_per_req\tmachine_cores\tcommits_per_s\n' >"$tsv"
 {
   echo "command: $command_line"; echo "commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo ' (dirty)')"
   echo "benchbase: $BENCHBASE_HOME"; echo "java: $("$java_bin" -version 2>&1 | head -1)"
@@ -132,6 +138,8 @@ url_of() { # variant database -> JDBC URL
     transaction) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=transaction" ;;
     batch_copy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=always" ;;
     batch_before) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch" ;;
+    transaction_before) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=transaction" ;;
+    off) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=off" ;;
     batch_nocopy) echo "jdbc:flushless:${base#jdbc:}&flushless.mode=batch&flushless.copy=off" ;;
     *) echo "unknown variant $3" >&2; exit 2 ;;
   esac
@@ -161,7 +169,7 @@ PY
 }
 
 classpath_of() { # variant -> BenchBase's class path (batch_before: the earlier build's classes first)
-  if [[ "$1" == batch_before ]]; then
+  if [[ "$1" == *_before ]]; then
     echo "${FLUSHLESS_BEFORE_CLASSES:?set FLUSHLESS_BEFORE_CLASSES to the target/classes of an earlier build}:$cp"
   else
     echo "$cp"
@@ -173,10 +181,33 @@ benchbase() { # workload config report-file log-file flags... ; the client's CPU
   local TIMEFORMAT='%U %S' rc=0
   local agent=()
   [[ -n "$profile_file" ]] && agent=("-agentpath:$profiler=start,event=ctimer,interval=500us,collapsed,file=$profile_file")
+  : >"$log"
+  window_cpu "$cfg" "$log" &
+  local watcher=$!
   { time { (cd "$BENCHBASE_HOME" && "$java_bin" ${BENCHBASE_JAVA_OPTS:-} "${agent[@]}" -Dflushless.bench.report="$report" \
       -cp "$(classpath_of "${variant:-}")" "$here/FlushlessBenchBase.java" -b "$wl" -c "$cfg" -d "$out/raw" "$@") >"$log" 2>&1 || rc=$?; }; } \
       2>"$log.cpu"
+  wait "$watcher" 2>/dev/null || true
   return $rc
+}
+
+window_cpu() { # config log: the client JVM's CPU seconds, and the machine's busy cores, over the measured window
+  local cfg=$1 log=$2 pid= a b c0 c1 t0 t1 m0 m1 n=0
+  local tick; tick=$(getconf CLK_TCK)
+  jvm_cpu() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null; }
+  machine() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+  until grep -q 'Warmup complete\|PHASE START' "$log" 2>/dev/null && { [[ "$warmup_s" == 0 ]] || grep -q 'Warmup complete' "$log"; }; do
+    sleep 0.2; n=$((n + 1)); [[ $n -gt 3000 ]] && return 0
+    grep -q 'DBWorkload writeOutputs\|Exception in thread "main"' "$log" 2>/dev/null && return 0
+  done
+  pid=$(pgrep -f -- "-c $cfg" | while read -r p; do [[ "$(readlink "/proc/$p/exe" 2>/dev/null)" == */java ]] && echo "$p"; done | head -1)
+  [[ -n "$pid" ]] || return 0
+  commits() { sql "SELECT xact_commit FROM pg_stat_database WHERE datname = '${db:-}'" 2>/dev/null || echo 0; }
+  a=$(jvm_cpu "$pid"); m0=$(machine); c0=$(commits); t0=$(date +%s.%N)
+  until grep -q 'TERMINATE' "$log" 2>/dev/null; do sleep 0.2; [[ -d "/proc/$pid" ]] || return 0; done
+  b=$(jvm_cpu "$pid"); m1=$(machine); c1=$(commits); t1=$(date +%s.%N)
+  echo "$a $b $m0 $m1 $t0 $t1 $tick $c0 $c1" | awk '{s = $7; w = $6 - $5;
+    printf "%.2f %.3f %.3f %.1f\n", ($2 - $1) / s, ($2 - $1) / s / w, ($4 - $3) / s / w, ($9 - $8) / w}' >"$log.window"
 }
 
 cpu_of() { # log -> the client's user+system CPU seconds
@@ -241,8 +272,9 @@ run_one() { # workload terminals delay variant round
   profile_file=
   if [[ -n "$proxy_pid" ]]; then kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null || true; rt=$(cat "$out/$tag.proxy" 2>/dev/null || echo -); fi
   local summary; summary=$(ls -t "$out"/raw/*.summary.json 2>/dev/null | sed -n 1p) # sed reads all: head would leave ls to SIGPIPE
-  local goodput=NA throughput=NA p50=NA p95=NA p99=NA
+  local goodput=NA throughput=NA p50=NA p95=NA p99=NA requests=
   if [[ -n "$summary" && $(ls "$out/raw" | wc -l) -gt $before ]]; then
+    requests=$(summary_field "$summary" "d['Measured Requests']")
     goodput=$(summary_field "$summary" "round(d['Goodput (requests/second)'], 2)")
     throughput=$(summary_field "$summary" "round(d['Throughput (requests/second)'], 2)")
     p50=$(summary_field "$summary" "round(d['Latency Distribution']['Median Latency (microseconds)']/1000, 2)")
@@ -264,9 +296,15 @@ run_one() { # workload terminals delay variant round
   local check; check=$(consistency "$wl" "$db")
   local report; report=$(cat "$out/$tag.report" 2>/dev/null | tr '\t' ' ' || echo -)
   [[ "$variant" == bare || "$variant" == rewrite ]] && report=-
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$isolation" "$terms" \
+  # the measured window: the client JVM's cores, its CPU per measured request, and the machine's busy cores
+  local window=(- - - -)
+  if [[ -s "$out/$tag.log.window" ]]; then
+    read -r -a window <"$out/$tag.log.window"
+    window=("${window[1]}" "$(awk -v c="${window[0]}" -v r="${requests:-0}" 'BEGIN { if (r > 0) printf "%.0f", c * 1e6 / r; else print "-" }')" "${window[2]}" "${window[3]}")
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$wl" "$isolation" "$terms" \
     "$delay" "$variant" "$round" "$goodput" "$throughput" "$p50" "$p95" "$p99" "$rt" "$check" "$server" \
-    "$(cpu_of "$out/$tag.log")" "$report" >>"$tsv"
+    "$(cpu_of "$out/$tag.log")" "$report" "${window[0]}" "${window[1]}" "${window[2]}" "${window[3]}" >>"$tsv"
   echo "[benchbase] $tag goodput=$goodput p95=${p95}ms consistency=$check"
   if $profile && [[ -s "$out/$tag.collapsed" ]]; then
     local commits; commits=$(sed -n 's/^commits=\([0-9]*\).*/\1/p' <<<"$server")

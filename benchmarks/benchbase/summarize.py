@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarizes a benchmarks/benchbase/run.sh results file (runs.tsv) as Markdown, one table per workload and isolation.
 
-Each cell (terminals, delay) shows every variant's goodput and p95 as ratios to bare pgjdbc's in the same round
+Each cell (terminals, delay) shows every variant's goodput and p95 as ratios to bare pgjdbc's in the same round. The
+goodput is the run's commits per second over the measured window where run.sh recorded them (commits_per_s), else
+BenchBase's own "Goodput", which also counts the warm-up's successes over the measured seconds
 (mean over rounds when there are several), round trips per commit where the latency proxy counted them, and the
 variants' round trips over the run as a ratio to bare's: a variant that sends bare's statements (batch mode on TPC-C's
 small batches) and runs equally fast has 1.00 there whatever mix of transaction types each run drew. Cells
@@ -20,6 +22,12 @@ def number(text):
         return float(text)
     except ValueError:
         return None
+
+
+def rate(row):
+    """Successful transactions per second: the window's server commits where recorded, else BenchBase's goodput."""
+    window = number(row.get("commits_per_s") or "")
+    return window if window is not None else number(row["goodput"])
 
 
 def field(pattern, text):
@@ -51,7 +59,7 @@ def main(path):
         print("|" + "".join("---|" if h.startswith("round trips /") else "---:|" for h in header))
         for key in keys:
             rounds = cells[key]
-            bare_goodput = [number(rounds[k]["bare"]["goodput"]) for k in rounds if "bare" in rounds[k]]
+            bare_goodput = [rate(rounds[k]["bare"]) for k in rounds if "bare" in rounds[k]]
             line = [str(key[2]), f"{key[3]:g}", " / ".join(f"{g:,.0f}" if g >= 100 else f"{g:.1f}" for g in bare_goodput)]
             trips = {}
             for v in ["bare"] + variants:
@@ -68,8 +76,8 @@ def main(path):
                 goodput, p95 = [], []
                 for k in rounds:
                     bare, mine = rounds[k].get("bare"), rounds[k].get(v)
-                    if bare and mine and number(bare["goodput"]) and number(mine["goodput"]) is not None:
-                        goodput.append(number(mine["goodput"]) / number(bare["goodput"]))
+                    if bare and mine and rate(bare) and rate(mine) is not None:
+                        goodput.append(rate(mine) / rate(bare))
                         if number(bare["p95_ms"]) and number(mine["p95_ms"]):
                             p95.append(number(mine["p95_ms"]) / number(bare["p95_ms"]))
                 g = sum(goodput) / len(goodput) if goodput else None
