@@ -42,7 +42,8 @@ final class ServerReadTimes {
 
     void add(long nanos, long nowNanos) {
         long now = Math.floorDiv(nowNanos, PERIOD_NANOS);
-        if (now != period) {
+        // a read timed just before another thread moved on joins the new period: the periods never go back
+        if (now > period) {
             rotate(now);
         }
         long least = current.get();
@@ -52,8 +53,8 @@ final class ServerReadTimes {
     }
 
     private synchronized void rotate(long now) {
-        if (now == period) {
-            return;
+        if (now <= period) {
+            return; // another thread moved on first
         }
         previous = now == period + 1 ? current.get() : Long.MAX_VALUE;
         current.set(Long.MAX_VALUE);
@@ -69,7 +70,7 @@ final class ServerReadTimes {
         long now = Math.floorDiv(nowNanos, PERIOD_NANOS);
         long at = period;
         long least;
-        if (now == at) {
+        if (now <= at) {
             least = Math.min(current.get(), previous);
         } else if (now == at + 1) {
             least = current.get(); // nothing read in this period yet: the last one's

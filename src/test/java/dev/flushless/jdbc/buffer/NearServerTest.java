@@ -173,6 +173,9 @@ class NearServerTest {
         assertEquals(400_000, server.leastNanos(t0 + 2 * period), "nothing read in this period yet: the last one's");
         server.add(600_000, t0 + 2 * period);
         assertEquals(400_000, server.leastNanos(t0 + 2 * period));
+        server.add(300_000, t0 + period); // timed before the period moved on: joins the current one, moves nothing back
+        assertEquals(300_000, server.leastNanos(t0 + 2 * period));
+        assertEquals(300_000, server.leastNanos(t0 + period), "a clock read before the period moved on");
         assertEquals(-1, server.leastNanos(t0 + 4 * period), "no recent reads");
 
         ServerReadTimes near = new ServerReadTimes(System.nanoTime());
